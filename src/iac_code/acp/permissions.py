@@ -1,0 +1,49 @@
+"""Asking the client for permission: `session/request_permission` (PROTOCOL.md, Permissions)."""
+
+from __future__ import annotations
+
+import logging
+
+from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+
+from iac_code.acp.updates import content_items, location_items
+from iac_code.agent.permissions import Answer, PermissionRequest
+
+log = logging.getLogger(__name__)
+
+OPTIONS = [
+    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Allow always", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Reject once", kind="reject_once"),
+    PermissionOption(option_id="reject_always", name="Reject always", kind="reject_always"),
+]
+_KIND_BY_ID = {o.option_id: o.kind for o in OPTIONS}
+
+
+class AcpPrompter:
+    """A `PermissionPrompter` that asks the ACP client of one session."""
+
+    def __init__(self, conn, session_id: str) -> None:  # noqa: ANN001 - acp AgentSideConnection
+        self._conn = conn
+        self._session_id = session_id
+
+    async def ask(self, request: PermissionRequest) -> Answer:
+        """Send the request and return the chosen option's kind (never its position), or `cancelled`."""
+        tool_call = ToolCallUpdate(
+            tool_call_id=request.tool_call_id,
+            title=request.title,
+            kind=request.kind,
+            status="pending",
+            raw_input=request.raw_input,
+            content=content_items(request.content) or None,
+            locations=location_items(request.locations) or None,
+        )
+        response = await self._conn.request_permission(session_id=self._session_id, tool_call=tool_call, options=OPTIONS)
+        outcome = response.outcome
+        if not isinstance(outcome, AllowedOutcome):
+            return "cancelled"
+        kind = _KIND_BY_ID.get(outcome.option_id)
+        if kind is None:
+            log.warning("client chose unknown permission option %r; treating it as reject_once", outcome.option_id)
+            return "reject_once"
+        return kind  # type: ignore[return-value]

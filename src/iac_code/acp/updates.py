@@ -1,0 +1,68 @@
+"""Agent events -> ACP `session/update` payloads (PROTOCOL.md, Streaming events)."""
+
+from __future__ import annotations
+
+from acp import helpers
+from acp.schema import SessionInfoUpdate, ToolCallLocation, UsageUpdate
+
+from iac_code.agent import events as ev
+
+
+def content_items(items: list[ev.ToolContent] | None):  # noqa: ANN202 - a list of ACP tool call content
+    if items is None:
+        return None
+    out = []
+    for item in items:
+        if isinstance(item, ev.DiffContent):
+            out.append(helpers.tool_diff_content(item.path, item.new_text, item.old_text))
+        else:
+            out.append(helpers.tool_content(helpers.text_block(item.text)))
+    return out
+
+
+def location_items(items: list[ev.Location] | None) -> list[ToolCallLocation] | None:
+    if items is None:
+        return None
+    return [ToolCallLocation(path=loc.path, line=loc.line) for loc in items]
+
+
+def to_update(event: ev.Event):  # noqa: ANN201 - one of the SDK's SessionUpdate models
+    """The `session/update` payload for one agent event."""
+    if isinstance(event, ev.TextDelta):
+        return helpers.update_agent_message_text(event.text)
+    if isinstance(event, ev.ThinkingDelta):
+        return helpers.update_agent_thought_text(event.text)
+    if isinstance(event, ev.UserText):
+        return helpers.update_user_message_text(event.text)
+    if isinstance(event, ev.ToolCallStarted):
+        return helpers.start_tool_call(
+            event.tool_call_id,
+            event.title,
+            kind=event.kind,
+            status=event.status,
+            content=content_items(event.content),
+            locations=location_items(event.locations) if event.locations else None,
+            raw_input=event.raw_input,
+        )
+    if isinstance(event, ev.ToolCallUpdated):
+        return helpers.update_tool_call(
+            event.tool_call_id,
+            title=event.title,
+            kind=event.kind,
+            status=event.status,
+            content=content_items(event.content),
+            locations=location_items(event.locations),
+            raw_input=event.raw_input,
+            raw_output=event.raw_output,
+        )
+    if isinstance(event, ev.PlanUpdated):
+        return helpers.update_plan(
+            [helpers.plan_entry(e.content, priority=e.priority, status=e.status) for e in event.entries]
+        )
+    if isinstance(event, ev.UsageUpdated):
+        return UsageUpdate(session_update="usage_update", used=event.used, size=event.size)
+    if isinstance(event, ev.Notice):
+        return helpers.update_agent_message_text(event.text)
+    if isinstance(event, ev.TitleChanged):
+        return SessionInfoUpdate(session_update="session_info_update", title=event.title)
+    raise TypeError(f"no ACP update for {type(event).__name__}")

@@ -1,0 +1,253 @@
+"""A session: one conversation with its working directory, mode, model and permission memory.
+
+The session owns its provider (its own model connection), its tool registry and its
+conversation (persisted through the session store). `prompt` runs one prompt turn or a slash
+command; only one may run at a time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from iac_code.agent import compaction
+from iac_code.agent.conversation import Conversation, Message, TextBlock
+from iac_code.agent.events import EventSink, Notice, TitleChanged, UsageUpdated
+from iac_code.agent.loop import AgentLoop, LoopConfig, TurnResult
+from iac_code.agent.permissions import PermissionPolicy, PermissionPrompter
+from iac_code.agent.system_prompt import build_system_prompt
+from iac_code.config import ModeId, Settings, ThoughtLevel
+from iac_code.providers import create_provider
+from iac_code.providers.base import Provider, ProviderError, Usage
+from iac_code.sessions.store import SessionMeta, SessionStore, now, title_from
+from iac_code.tools.base import ToolContext
+from iac_code.tools.registry import ToolRegistry, default_registry
+
+THINKING_BUDGETS: dict[str, int | None] = {"off": None, "low": 2_048, "medium": 8_192, "high": 24_576}
+"""Extended-thinking budget in tokens for each `thought_level`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A slash command the session understands."""
+
+    name: str
+    description: str
+    hint: str | None = None
+
+
+COMMANDS = (
+    Command("compact", "Summarise older turns to free context (keeps the latest turn whole)"),
+    Command("clear", "Start the conversation afresh (the session and its settings stay)"),
+    Command("help", "List the commands, tools and modes"),
+)
+
+
+class SessionBusy(RuntimeError):
+    """A prompt is already running in this session."""
+
+
+class Session:
+    """One live session (see the module docstring)."""
+
+    def __init__(
+        self,
+        meta: SessionMeta,
+        settings: Settings,
+        store: SessionStore,
+        messages: list[Message] | None = None,
+        tools: ToolRegistry | None = None,
+        provider_factory: Callable[[str, Settings], Provider] = create_provider,
+    ) -> None:
+        self.meta = meta
+        self.settings = settings
+        self.store = store
+        self.cwd = Path(os.path.realpath(meta.cwd))
+        self.tools = tools or default_registry()
+        self.conversation = Conversation(messages, store.journal(meta.session_id))
+        self.policy = PermissionPolicy(meta.mode or settings.permission_mode)  # type: ignore[arg-type]
+        self._provider_factory = provider_factory
+        self._provider: Provider | None = None
+        self._provider_model: str | None = None
+        self.busy = False
+
+    # ----- state -----
+
+    @property
+    def id(self) -> str:
+        """The session id."""
+        return self.meta.session_id
+
+    @property
+    def mode(self) -> ModeId:
+        """The permission mode (`default`, `accept_edits`, `plan`, `bypass_permissions`)."""
+        return self.policy.mode
+
+    @property
+    def model(self) -> str:
+        """The model id in use."""
+        return self.meta.model or ""
+
+    @property
+    def thought_level(self) -> ThoughtLevel:
+        """`off`, `low`, `medium` or `high`."""
+        return (self.meta.thought_level or "off")  # type: ignore[return-value]
+
+    def set_mode(self, mode: ModeId) -> None:
+        """Switch the permission mode."""
+        self.policy.mode = mode
+        self.meta.mode = mode
+        self._save_meta()
+
+    def set_model(self, model: str) -> None:
+        """Switch the model; the next request uses it (a new provider connection if needed)."""
+        self.meta.model = model
+        self._save_meta()
+
+    def set_thought_level(self, level: ThoughtLevel) -> None:
+        """Switch the extended-thinking level."""
+        self.meta.thought_level = level
+        self._save_meta()
+
+    def _save_meta(self, touch: bool = False) -> None:
+        if touch:
+            self.meta.updated_at = now()
+        self.store.write_meta(self.meta)
+
+    async def provider(self) -> Provider:
+        """The provider of the current model, created on first use."""
+        if self._provider is None or self._provider_model != self.model:
+            if self._provider is not None:
+                await self._provider.aclose()
+            self._provider = self._provider_factory(self.model, self.settings)
+            self._provider_model = self.model
+        return self._provider
+
+    def context_window(self) -> int:
+        """The current model's context window in tokens (without creating a provider)."""
+        if self._provider is not None:
+            return self._provider.context_window(self.model)
+        return self.settings.context_window or 200_000
+
+    def tool_context(self) -> ToolContext:
+        """A fresh context for one tool call."""
+        return ToolContext(
+            cwd=self.cwd,
+            config_dir=self.settings.config_dir,
+            allow_private_fetch=self.settings.allow_private_fetch,
+        )
+
+    # ----- prompt turns -----
+
+    async def prompt(
+        self, content: list[TextBlock], emit: EventSink, prompter: PermissionPrompter | None
+    ) -> TurnResult:
+        """Run one prompt turn (or a slash command) for the user's `content`.
+
+        Raises `SessionBusy` if a turn is already running.
+        """
+        if self.busy:
+            raise SessionBusy(self.id)
+        self.busy = True
+        try:
+            text = "".join(b.text for b in content).strip()
+            if text.startswith("/"):
+                name, _, args = text[1:].partition(" ")
+                if any(c.name == name for c in COMMANDS):
+                    return await self._command(name, args.strip(), emit)
+            if self.meta.title is None:
+                title = title_from(text)
+                if title:
+                    self.meta.title = title
+                    await emit(TitleChanged(title))
+            loop = await self._loop(emit, prompter)
+            return await loop.run(Message(role="user", content=list(content)))
+        finally:
+            self.busy = False
+            self._save_meta(touch=True)
+
+    async def _loop(self, emit: EventSink, prompter: PermissionPrompter | None) -> AgentLoop:
+        provider = await self.provider()
+        budget = THINKING_BUDGETS[self.thought_level] if provider.supports_thinking(self.model) else None
+        max_tokens = max(self.settings.max_output_tokens, (budget or 0) + 4_096)
+        return AgentLoop(
+            provider=provider,
+            tools=self.tools,
+            conversation=self.conversation,
+            policy=self.policy,
+            prompter=prompter,
+            emit=emit,
+            context=self.tool_context,
+            config=LoopConfig(
+                model=self.model,
+                system_prompt=build_system_prompt(self.cwd),
+                max_requests=self.settings.max_turns,
+                max_tokens=max_tokens,
+                thinking_budget=budget,
+            ),
+        )
+
+    async def _command(self, name: str, args: str, emit: EventSink) -> TurnResult:
+        usage = Usage()
+        if name == "clear":
+            self.conversation.replace([], "clear")
+            await emit(Notice("Conversation cleared."))
+            await emit(UsageUpdated(used=0, size=self.context_window()))
+        elif name == "compact":
+            provider = await self.provider()
+            try:
+                outcome = await compaction.compact(self.conversation, provider, self.model, keep_turns=1)
+            except ProviderError as exc:
+                await emit(Notice(f"**Error:** compaction failed: {exc.describe()}"))
+                return TurnResult("end_turn", usage)
+            if outcome is None:
+                await emit(Notice("Nothing to compact yet: the conversation has only its latest turn."))
+            else:
+                usage.add(outcome.usage)
+                await emit(Notice(outcome.notice()))
+                await emit(UsageUpdated(used=outcome.after_tokens, size=self.context_window()))
+        else:
+            await emit(Notice(help_text(self.tools)))
+        return TurnResult("end_turn", usage)
+
+    async def close(self) -> None:
+        """Release the provider connection."""
+        if self._provider is not None:
+            await self._provider.aclose()
+            self._provider = None
+
+
+def help_text(tools: ToolRegistry) -> str:
+    """The `/help` answer: commands, tools and modes, as Markdown."""
+    lines = ["**Commands**", ""]
+    lines += [f"- `/{c.name}`: {c.description}" for c in COMMANDS]
+    lines += ["", "**Tools**", "", ", ".join(f"`{n}`" for n in tools.names())]
+    lines += ["", "**Modes**", ""]
+    lines += [f"- `{m.id}`: {m.description}" for m in MODES]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """A permission mode as offered to clients."""
+
+    id: ModeId
+    name: str
+    description: str
+
+
+MODES = (
+    Mode("default", "Default", "Ask before every edit and command"),
+    Mode("accept_edits", "Accept edits", "Edit files inside the project without asking; ask before commands"),
+    Mode("plan", "Plan", "Read-only: explore and plan; edits and commands are refused"),
+    Mode("bypass_permissions", "Bypass permissions", "Run everything without asking (writes outside the project still ask)"),
+)
+
+THOUGHT_LEVELS: tuple[tuple[ThoughtLevel, str], ...] = (
+    ("off", "Off"),
+    ("low", "Low"),
+    ("medium", "Medium"),
+    ("high", "High"),
+)

@@ -1,0 +1,128 @@
+"""Settings of the agent: where it keeps its files, which model it runs, and its limits.
+
+Values come, highest precedence first, from environment variables (`IAC_CODE_*`, plus the
+Anthropic SDK's own `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` and `ANTHROPIC_BASE_URL`), then from
+the JSON file `<config dir>/config.json`, then from the defaults below. The config dir is
+`~/.iac-code` unless `IAC_CODE_CONFIG_DIR` moves it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+log = logging.getLogger(__name__)
+
+ModeId = Literal["default", "accept_edits", "plan", "bypass_permissions"]
+ThoughtLevel = Literal["off", "low", "medium", "high"]
+
+SCRIPTED_MODEL = "scripted"
+
+
+def default_config_dir() -> Path:
+    """Return the config dir: `$IAC_CODE_CONFIG_DIR` or `~/.iac-code`."""
+    override = os.environ.get("IAC_CODE_CONFIG_DIR")
+    return Path(override).expanduser() if override else Path.home() / ".iac-code"
+
+
+class _JsonFileSource(PydanticBaseSettingsSource):
+    """Reads `<config dir>/config.json`; a missing file is empty, a broken one is logged and ignored."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
+        super().__init__(settings_cls)
+        self._data: dict[str, Any] = {}
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring unreadable config file %s: %s", path, exc)
+            return
+        if isinstance(raw, dict):
+            self._data = raw
+        else:
+            log.warning("ignoring config file %s: top level is not an object", path)
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self._data.items() if k in self.settings_cls.model_fields}
+
+
+class Settings(BaseSettings):
+    """The agent's settings (see the module docstring for where each value comes from)."""
+
+    model_config = SettingsConfigDict(env_prefix="IAC_CODE_", extra="ignore", populate_by_name=True)
+
+    config_dir: Path = Field(default_factory=default_config_dir)
+    model: str | None = None
+    """Model id: a Claude model id or `scripted`. None picks the default for the credentials."""
+    script: Path | None = None
+    """JSON script of the offline `scripted` model."""
+    max_turns: int = Field(default=50, ge=1)
+    """Model requests allowed in one prompt turn; reaching it ends with `max_turn_requests`."""
+    permission_mode: ModeId = "default"
+    thought_level: ThoughtLevel = "off"
+    max_output_tokens: int = Field(default=16_000, ge=256)
+    context_window: int | None = Field(default=None, ge=1_000)
+    """Override of the model's context window in tokens (compaction starts near it)."""
+    stream_idle_timeout: float = Field(default=120.0, gt=0)
+    """Seconds without a stream event after which a model response is aborted as stalled."""
+    allow_private_fetch: bool = False
+    """Let `web_fetch` reach loopback, private and link-local addresses."""
+    log_level: str = "INFO"
+
+    anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
+    anthropic_auth_token: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_AUTH_TOKEN")
+    anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
+
+    @field_validator("config_dir", "script", mode="after")
+    @classmethod
+    def _expand(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        file_source = _JsonFileSource(settings_cls, default_config_dir() / "config.json")
+        return (init_settings, env_settings, file_source)
+
+    # ----- derived -----
+
+    @property
+    def sessions_dir(self) -> Path:
+        """Where session histories live: `<config dir>/sessions`."""
+        return self.config_dir / "sessions"
+
+    @property
+    def logs_dir(self) -> Path:
+        """Where the agent's log file lives: `<config dir>/logs`."""
+        return self.config_dir / "logs"
+
+    @property
+    def has_credentials(self) -> bool:
+        """True when an Anthropic API key or auth token is configured."""
+        return bool(self.anthropic_api_key or self.anthropic_auth_token)
+
+    def secrets(self) -> list[str]:
+        """The secret values that must never reach logs or session files."""
+        values = [s.get_secret_value() for s in (self.anthropic_api_key, self.anthropic_auth_token) if s]
+        return [v for v in values if len(v) >= 8]
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build the settings from the environment and the config file; `overrides` win over both."""
+    return Settings(**overrides)

@@ -1,0 +1,5 @@
+"""Session persistence: histories and metadata under `<config dir>/sessions/`."""
+
+from iac_code.sessions.store import SessionMeta, SessionNotFound, SessionStore
+
+__all__ = ["SessionMeta", "SessionNotFound", "SessionStore"]

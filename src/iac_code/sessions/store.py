@@ -1,0 +1,266 @@
+"""Sessions on disk: an append-only JSONL history and a small metadata file per session.
+
+Layout under `<config dir>/sessions/`::
+
+    <session id>.jsonl   one record per line, appended as each message completes:
+                         {"type": "message", "message": {...}}
+                         {"type": "reset", "reason": "compaction|clear", "messages": [...]}
+    <session id>.json    metadata (cwd, title, times, model, mode), replaced atomically
+
+A history is the messages after the last `reset` record. Each record is written with a single
+`write` on a file opened for appending, so a killed server loses at most the message in flight
+and concurrent sessions never interleave; a torn last line is skipped on load. Listing reads
+only the metadata files. Known secret values are replaced by `[REDACTED]` before anything is
+written.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from iac_code.agent.conversation import Message, repair
+from iac_code.redact import Redactor
+
+log = logging.getLogger(__name__)
+
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TITLE_CHARS = 80
+
+
+def now() -> datetime:
+    """The current time in UTC."""
+    return datetime.now(UTC)
+
+
+class SessionMeta(BaseModel):
+    """What is known about a session without reading its history."""
+
+    session_id: str
+    cwd: str
+    title: str | None = None
+    created_at: datetime = Field(default_factory=now)
+    updated_at: datetime = Field(default_factory=now)
+    parent_id: str | None = None
+    model: str | None = None
+    mode: str | None = None
+    thought_level: str | None = None
+
+
+class _MessageRecord(BaseModel):
+    type: Literal["message"]
+    message: Message
+
+
+class _ResetRecord(BaseModel):
+    type: Literal["reset"]
+    reason: str
+    messages: list[Message]
+
+
+_RECORD = TypeAdapter(Annotated[_MessageRecord | _ResetRecord, Field(discriminator="type")])
+
+
+def title_from(text: str) -> str | None:
+    """A session title from the first user text: its first non-empty line, at most 80 characters."""
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+    return None
+
+
+def new_session_id() -> str:
+    """A fresh random session id (32 hex digits)."""
+    return uuid.uuid4().hex
+
+
+@dataclass(slots=True)
+class SessionPage:
+    """One page of `SessionStore.list`; `next_cursor` is None on the last page."""
+
+    sessions: list[SessionMeta]
+    next_cursor: str | None
+
+
+class SessionFile:
+    """Appends one session's records (a `Journal` for its conversation)."""
+
+    def __init__(self, path: Path, redact: Redactor) -> None:
+        self.path = path
+        self._redact = redact
+
+    def _write(self, record: dict) -> None:
+        line = self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
+        data = line.encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+
+    def append(self, message: Message) -> None:
+        """Persist one completed message."""
+        self._write({"type": "message", "message": message.model_dump(mode="json")})
+
+    def reset(self, messages: list[Message], reason: str) -> None:
+        """Persist that the conversation was replaced by `messages`."""
+        self._write({"type": "reset", "reason": reason, "messages": [m.model_dump(mode="json") for m in messages]})
+
+
+class SessionNotFound(LookupError):
+    """No session with that id exists on disk (or the id is malformed)."""
+
+
+class SessionStore:
+    """All sessions under one directory."""
+
+    def __init__(self, root: Path, secrets: list[str] | None = None) -> None:
+        self.root = root
+        self._redact = Redactor(secrets or [])
+
+    # ----- paths -----
+
+    def _history(self, session_id: str) -> Path:
+        return self.root / f"{session_id}.jsonl"
+
+    def _meta(self, session_id: str) -> Path:
+        return self.root / f"{session_id}.json"
+
+    def exists(self, session_id: str) -> bool:
+        """Whether `session_id` is well-formed and has metadata on disk."""
+        return bool(_ID.match(session_id)) and self._meta(session_id).is_file()
+
+    # ----- writing -----
+
+    def create(self, meta: SessionMeta) -> SessionFile:
+        """Start a new, empty session on disk."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._history(meta.session_id).touch(mode=0o600)
+        self.write_meta(meta)
+        return self.journal(meta.session_id)
+
+    def journal(self, session_id: str) -> SessionFile:
+        """The appender of an existing session's history."""
+        return SessionFile(self._history(session_id), self._redact)
+
+    def write_meta(self, meta: SessionMeta) -> None:
+        """Replace a session's metadata atomically."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        data = self._redact(meta.model_dump_json()).encode("utf-8")
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".meta-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, self._meta(meta.session_id))
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def fork(self, session_id: str, meta: SessionMeta) -> SessionFile:
+        """Copy `session_id`'s history into the new session described by `meta`."""
+        if not self.exists(session_id):
+            raise SessionNotFound(session_id)
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        src = self._history(session_id)
+        dst = self._history(meta.session_id)
+        if src.exists():
+            shutil.copyfile(src, dst)
+            os.chmod(dst, 0o600)
+        else:
+            dst.touch(mode=0o600)
+        self.write_meta(meta)
+        return self.journal(meta.session_id)
+
+    # ----- reading -----
+
+    def read_meta(self, session_id: str) -> SessionMeta:
+        """A session's metadata. Raises `SessionNotFound`."""
+        if not _ID.match(session_id):
+            raise SessionNotFound(session_id)
+        try:
+            return SessionMeta.model_validate_json(self._meta(session_id).read_bytes())
+        except (OSError, ValidationError) as exc:
+            raise SessionNotFound(session_id) from exc
+
+    def load(self, session_id: str) -> tuple[SessionMeta, list[Message]]:
+        """A session's metadata and history, repaired (dangling tool uses answered). Raises `SessionNotFound`."""
+        meta = self.read_meta(session_id)
+        messages: list[Message] = []
+        try:
+            f = open(self._history(session_id), "rb")  # noqa: SIM115
+        except FileNotFoundError:
+            return meta, []
+        with f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = _RECORD.validate_json(line)
+                except ValidationError as exc:
+                    log.warning("session %s line %d is unreadable, skipped: %s", session_id, number, exc.errors()[0]["msg"])
+                    continue
+                if isinstance(record, _MessageRecord):
+                    messages.append(record.message)
+                else:
+                    messages = list(record.messages)
+        return meta, repair(messages)
+
+    def list(self, cwd: str | None = None, cursor: str | None = None, limit: int = 50) -> SessionPage:
+        """Sessions of `cwd` (all when None), newest first, `limit` per page after `cursor`."""
+        metas: list[SessionMeta] = []
+        try:
+            entries = list(os.scandir(self.root))
+        except FileNotFoundError:
+            entries = []
+        for entry in entries:
+            if not entry.name.endswith(".json") or entry.name.startswith("."):
+                continue
+            try:
+                meta = SessionMeta.model_validate_json(Path(entry.path).read_bytes())
+            except (OSError, ValidationError):
+                continue
+            if cwd is None or meta.cwd == cwd:
+                metas.append(meta)
+        metas.sort(key=lambda m: (m.updated_at, m.session_id), reverse=True)
+        start = 0
+        if cursor:
+            after = _decode_cursor(cursor)
+            start = next(
+                (i for i, m in enumerate(metas) if (m.updated_at, m.session_id) < after), len(metas)
+            )
+        page = metas[start : start + limit]
+        more = start + limit < len(metas)
+        next_cursor = _encode_cursor(page[-1]) if more and page else None
+        return SessionPage(page, next_cursor)
+
+
+def _encode_cursor(meta: SessionMeta) -> str:
+    raw = json.dumps([meta.updated_at.isoformat(), meta.session_id])
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+class InvalidCursor(ValueError):
+    """A `session/list` cursor this store did not produce."""
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        updated, session_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return datetime.fromisoformat(updated), str(session_id)
+    except (ValueError, TypeError) as exc:
+        raise InvalidCursor(cursor) from exc

@@ -1,0 +1,156 @@
+"""The tool protocol: what every agent tool declares and how it runs.
+
+A tool is a class with a pydantic input model (the JSON schema sent to the model is derived from
+it), a description written for the model, an ACP tool kind, a permission category and a
+human-readable title. `run` returns a `ToolResult`; errors the model can act on are results with
+`is_error=True`, never exceptions. `preview` (optional) computes what the client should see
+before the call is approved (a diff), or an error that makes asking pointless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from iac_code.agent.events import EventSink, Location, TextContent, ToolContent, ToolKind
+
+Category = Literal["read", "write", "execute"]
+"""Permission category (PROTOCOL.md, Permissions): read-only, write, execute."""
+
+
+class ToolInput(BaseModel):
+    """Base of tool input models: unknown fields are rejected so typos reach the model as errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool call produced.
+
+    `output` is the text the model receives as the `tool_result`. `raw_output` is the JSON value
+    sent to the client as `rawOutput` (defaults to `{"output": output}`); `content` is what the
+    client's tool panel shows (defaults to `output` as text); `locations` are the files touched.
+    """
+
+    output: str
+    is_error: bool = False
+    raw_output: Any = None
+    content: list[ToolContent] | None = None
+    locations: list[Location] | None = None
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        """A failed call whose `message` tells the model what went wrong and what to do."""
+        return cls(output=message, is_error=True)
+
+    def client_content(self) -> list[ToolContent]:
+        """The content to show the client (explicit `content`, else the output as text)."""
+        if self.content is not None:
+            return self.content
+        return [TextContent(self.output)] if self.output else []
+
+    def client_raw_output(self) -> Any:
+        """The `rawOutput` value for the client."""
+        if self.raw_output is not None:
+            return self.raw_output
+        return {"error": self.output} if self.is_error else {"output": self.output}
+
+
+@dataclass(slots=True)
+class ToolPreview:
+    """What the client sees while a call awaits approval; `error` set means: fail without asking."""
+
+    content: list[ToolContent] = field(default_factory=list)
+    locations: list[Location] = field(default_factory=list)
+    error: str | None = None
+
+
+ProgressSink = Callable[[list[ToolContent]], Awaitable[None]]
+"""Replaces the content of the running tool call's panel (e.g. live output, sub-agent progress)."""
+
+SubagentRunner = Callable[[str, ProgressSink], Awaitable[str]]
+"""Runs a sub-agent on a prompt with read-only tools, reporting progress; returns its final answer."""
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a running tool may use.
+
+    `cwd` is the session's working directory with symlinks resolved; `config_dir` is the agent's
+    own directory (sensitive). `progress` updates the tool call's panel while it runs;
+    `run_subagent` is set for the `agent` tool; `emit` sends agent events other than the call's
+    own (the plan tool publishes the plan with it). Cancellation arrives as `asyncio.CancelledError`
+    in `run`: a tool must release what it started (kill processes) and re-raise.
+    """
+
+    cwd: Path
+    config_dir: Path
+    allow_private_fetch: bool = False
+    progress: ProgressSink | None = None
+    run_subagent: SubagentRunner | None = None
+    emit: EventSink | None = None
+
+    async def report(self, content: list[ToolContent]) -> None:
+        """Send progress content if anyone listens."""
+        if self.progress is not None:
+            await self.progress(content)
+
+
+class Tool:
+    """Base class of the agent's tools. Subclasses set the class attributes and `run`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_model: ClassVar[type[ToolInput]]
+    kind: ClassVar[ToolKind]
+    category: ClassVar[Category]
+
+    def title(self, params: ToolInput | None) -> str:
+        """A short human title for the client: "Read main.tf", "Run `terraform fmt`".
+
+        `params` is None while the input is still streaming.
+        """
+        return self.name
+
+    def paths(self, params: ToolInput, ctx: ToolContext) -> list[Path]:
+        """The absolute paths (symlinks resolved) this call reads or writes; used by permissions."""
+        return []
+
+    def locations(self, params: ToolInput, ctx: ToolContext) -> list[Location]:
+        """Files to show as the call's locations (default: `paths`)."""
+        return [Location(str(p)) for p in self.paths(params, ctx)]
+
+    async def preview(self, params: ToolInput, ctx: ToolContext) -> ToolPreview | None:
+        """Content to show before the call runs (a diff for edits), or None."""
+        return None
+
+    async def run(self, params: ToolInput, ctx: ToolContext) -> ToolResult:
+        """Run the call. Errors are returned as `ToolResult.error`, not raised."""
+        raise NotImplementedError
+
+    # ----- helpers shared by every tool -----
+
+    def parse(self, raw: dict[str, Any]) -> ToolInput | str:
+        """Validate raw model input; returns the input model or an error message for the model."""
+        try:
+            return self.input_model.model_validate(raw)
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"]) or "input"
+                problems.append(f"{where}: {err['msg']}")
+            return f"Invalid input for {self.name}: " + "; ".join(problems)
+
+    @classmethod
+    def input_schema(cls) -> dict[str, Any]:
+        """The JSON schema of the input, as sent to the model."""
+        schema = cls.input_model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return schema
