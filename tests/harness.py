@@ -1,0 +1,202 @@
+"""Test harness: spawn the real `iac-code acp` process and drive it with the ACP SDK's client.
+
+    async with spawn_agent(tmp_path, script=[...]) as agent:
+        session = await agent.new_session()
+        result = await agent.prompt(session, "hello")
+        assert agent.text(session) == "..."
+
+Every test that uses it runs the agent as a subprocess on the scripted model, with its config
+dir inside the test's temporary directory (nothing touches `~/.iac-code` or the network).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    Implementation,
+    RequestPermissionResponse,
+    ToolCallProgress,
+    ToolCallStart,
+)
+
+LINE_LIMIT = 50 * 1024 * 1024
+
+
+def write_script(path: Path, turns: list[dict[str, Any]]) -> Path:
+    """Write a scripted-model script with `turns` to `path`."""
+    path.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    return path
+
+
+@dataclass
+class PermissionCall:
+    """One `session/request_permission` the agent sent."""
+
+    session_id: str
+    tool_call: Any
+    options: list[Any]
+
+
+@dataclass
+class RecordingClient:
+    """An ACP client that records every update and answers permission requests.
+
+    `answers` is a queue of option ids (or "cancelled") used in order; when it is empty,
+    `default_answer` is used. `on_permission` (optional) runs before answering, e.g. to cancel.
+    """
+
+    answers: list[str] = field(default_factory=list)
+    default_answer: str = "allow_once"
+    updates: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
+    permissions: list[PermissionCall] = field(default_factory=list)
+    on_permission: Callable[[PermissionCall], Any] | None = None
+    permission_event: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates[session_id].append(update)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
+        call = PermissionCall(session_id, tool_call, options)
+        self.permissions.append(call)
+        self.permission_event.set()
+        if self.on_permission is not None:
+            result = self.on_permission(call)
+            if asyncio.iscoroutine(result):
+                await result
+        answer = self.answers.pop(0) if self.answers else self.default_answer
+        if answer == "cancelled":
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
+
+    async def read_text_file(self, **_: Any) -> Any:
+        raise acp.RequestError.method_not_found("fs/read_text_file")
+
+    async def write_text_file(self, **_: Any) -> Any:
+        raise acp.RequestError.method_not_found("fs/write_text_file")
+
+
+class AgentUnderTest:
+    """A spawned agent plus its recording client."""
+
+    def __init__(self, conn: Any, proc: Any, client: RecordingClient, workdir: Path, config_dir: Path) -> None:
+        self.conn = conn
+        self.proc = proc
+        self.client = client
+        self.workdir = workdir
+        self.config_dir = config_dir
+
+    async def new_session(self, cwd: Path | None = None) -> str:
+        """Create a session in `cwd` (default: the work dir); returns its id."""
+        response = await self.conn.new_session(cwd=str(cwd or self.workdir), mcp_servers=[])
+        return response.session_id
+
+    async def prompt(self, session_id: str, text: str, **kw: Any) -> Any:
+        """Send a text prompt and return the `PromptResponse`."""
+        return await self.conn.prompt(session_id=session_id, prompt=[acp.text_block(text)], **kw)
+
+    def updates(self, session_id: str, kind: type | None = None) -> list[Any]:
+        """The updates received for `session_id` (optionally only those of class `kind`)."""
+        items = self.client.updates[session_id]
+        return [u for u in items if kind is None or isinstance(u, kind)]
+
+    def text(self, session_id: str) -> str:
+        """All agent message text received for `session_id`, joined."""
+        return "".join(u.content.text for u in self.updates(session_id, AgentMessageChunk))
+
+    def thoughts(self, session_id: str) -> str:
+        """All agent thought text received for `session_id`, joined."""
+        return "".join(u.content.text for u in self.updates(session_id, AgentThoughtChunk))
+
+    def tool_calls(self, session_id: str) -> dict[str, list[Any]]:
+        """Updates per tool call id: the `tool_call` first, then its `tool_call_update`s."""
+        calls: dict[str, list[Any]] = defaultdict(list)
+        for u in self.updates(session_id):
+            if isinstance(u, ToolCallStart | ToolCallProgress):
+                calls[u.tool_call_id].append(u)
+        return dict(calls)
+
+    def final_status(self, session_id: str) -> dict[str, str]:
+        """The last status each tool call reached."""
+        out = {}
+        for call_id, ups in self.tool_calls(session_id).items():
+            statuses = [u.status for u in ups if u.status]
+            out[call_id] = statuses[-1] if statuses else ""
+        return out
+
+
+def agent_env(workdir: Path, script: Path | None, **extra: str) -> dict[str, str]:
+    """The environment of a spawned agent: scripted model, config dir under `workdir`'s parent."""
+    env = {
+        "IAC_CODE_MODEL": "scripted",
+        "IAC_CODE_CONFIG_DIR": str(workdir.parent / "iac-config"),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    if script is not None:
+        env["IAC_CODE_SCRIPT"] = str(script)
+    env.update(extra)
+    return env
+
+
+@contextlib.asynccontextmanager
+async def spawn_agent(
+    workdir: Path,
+    script: list[dict[str, Any]] | Path | None = None,
+    client: RecordingClient | None = None,
+    env: dict[str, str] | None = None,
+    initialize: bool = True,
+) -> AsyncIterator[AgentUnderTest]:
+    """Spawn `python -m iac_code acp` with the scripted model and an initialized connection.
+
+    `workdir` is the project directory sessions run in; the config dir is its sibling
+    `iac-config`. `script` is a list of turns (written next to the work dir) or a script path.
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    script_path: Path | None
+    if isinstance(script, list):
+        script_path = write_script(workdir.parent / f"script-{os.urandom(4).hex()}.json", script)
+    else:
+        script_path = script
+    full_env = agent_env(workdir, script_path, **(env or {}))
+    client = client or RecordingClient()
+    stderr_path = workdir.parent / "agent-stderr.log"
+    with open(stderr_path, "ab") as stderr:
+        async with acp.spawn_agent_process(
+            client,
+            sys.executable,
+            "-m",
+            "iac_code",
+            "acp",
+            env=full_env,
+            cwd=str(workdir),
+            transport_kwargs={"stderr": stderr, "limit": LINE_LIMIT},
+        ) as (conn, proc):
+            if initialize:
+                await conn.initialize(
+                    protocol_version=acp.PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(),
+                    client_info=Implementation(name="iac-code-tests", version="0"),
+                )
+            yield AgentUnderTest(conn, proc, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"]))
+
+
+async def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll `predicate` until it is true; fail the test after `timeout` seconds."""
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
