@@ -100,6 +100,16 @@ class AgentUnderTest:
         self.client = client
         self.workdir = workdir
         self.config_dir = config_dir
+        self.raw: list[dict[str, Any]] = []
+        """Every message received from the agent, as sent on the wire."""
+
+    def raw_result(self, method_result_key: str) -> dict[str, Any]:
+        """The last raw response whose `result` has the key `method_result_key`."""
+        for message in reversed(self.raw):
+            result = message.get("result")
+            if isinstance(result, dict) and method_result_key in result:
+                return result
+        raise AssertionError(f"no response with {method_result_key!r}")
 
     async def new_session(self, cwd: Path | None = None) -> str:
         """Create a session in `cwd` (default: the work dir); returns its id."""
@@ -175,6 +185,12 @@ async def spawn_agent(
     full_env = agent_env(workdir, script_path, **(env or {}))
     client = client or RecordingClient()
     stderr_path = workdir.parent / "agent-stderr.log"
+    raw: list[dict[str, Any]] = []
+
+    def observe(event: Any) -> None:
+        if event.direction.value == "incoming":
+            raw.append(event.message)
+
     with open(stderr_path, "ab") as stderr:
         async with acp.spawn_agent_process(
             client,
@@ -185,6 +201,7 @@ async def spawn_agent(
             env=full_env,
             cwd=str(workdir),
             transport_kwargs={"stderr": stderr, "limit": LINE_LIMIT},
+            observers=[observe],
         ) as (conn, proc):
             if initialize:
                 await conn.initialize(
@@ -192,7 +209,9 @@ async def spawn_agent(
                     client_capabilities=ClientCapabilities(),
                     client_info=Implementation(name="iac-code-tests", version="0"),
                 )
-            yield AgentUnderTest(conn, proc, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"]))
+            agent = AgentUnderTest(conn, proc, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"]))
+            agent.raw = raw
+            yield agent
 
 
 async def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -200,3 +219,98 @@ async def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.01)
+
+
+class RawAgent:
+    """`iac-code acp` driven with raw JSON-RPC lines (for wire-level checks the SDK would hide)."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, stderr_path: Path) -> None:
+        self.proc = proc
+        self.stderr_path = stderr_path
+        self.notifications: list[dict[str, Any]] = []
+        self._next_id = 1000
+
+    async def send_line(self, data: bytes) -> None:
+        """Write `data` plus a newline to the agent's stdin."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data + b"\n")
+        await self.proc.stdin.drain()
+
+    async def send(self, message: Any) -> None:
+        """Write one JSON message."""
+        await self.send_line(json.dumps(message).encode())
+
+    async def read(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The next message the agent writes."""
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if not line:
+            raise EOFError("agent closed stdout")
+        return json.loads(line)
+
+    async def response(self, request_id: Any, timeout: float = 10.0) -> dict[str, Any]:
+        """Read until the response to `request_id`, keeping notifications in `notifications`."""
+        while True:
+            message = await self.read(timeout)
+            if "method" in message and "id" not in message:
+                self.notifications.append(message)
+                continue
+            if message.get("id") == request_id:
+                return message
+            raise AssertionError(f"unexpected message {message}")
+
+    async def request(self, method: str, params: Any = None) -> dict[str, Any]:
+        """Send a request and return its response object (with `result` or `error`)."""
+        self._next_id += 1
+        request_id = self._next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+        return await self.response(request_id)
+
+    async def initialize(self) -> dict[str, Any]:
+        """Send `initialize` (protocol version 1) and return its result."""
+        reply = await self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        return reply["result"]
+
+    def stderr(self) -> str:
+        """Everything the agent wrote to stderr so far."""
+        return self.stderr_path.read_text(errors="replace") if self.stderr_path.exists() else ""
+
+
+@contextlib.asynccontextmanager
+async def spawn_raw(
+    workdir: Path, script: list[dict[str, Any]] | None = None, env: dict[str, str] | None = None
+) -> AsyncIterator[RawAgent]:
+    """Spawn `python -m iac_code acp` with pipes for raw JSON-RPC (see `RawAgent`)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    script_path = write_script(workdir.parent / f"script-{os.urandom(4).hex()}.json", script) if script else None
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "IAC_CODE_"))}
+    full_env.update(agent_env(workdir, script_path, **(env or {})))
+    stderr_path = workdir.parent / f"raw-stderr-{os.urandom(4).hex()}.log"
+    with open(stderr_path, "wb") as stderr:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "iac_code",
+            "acp",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+            env=full_env,
+            cwd=str(workdir),
+            limit=LINE_LIMIT,
+        )
+    agent = RawAgent(proc, stderr_path)
+    try:
+        yield agent
+    finally:
+        if proc.returncode is None:
+            assert proc.stdin is not None
+            proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()

@@ -1,0 +1,149 @@
+"""initialize, session/new, modes, models and config options, through the real agent process."""
+
+from __future__ import annotations
+
+import acp
+import pytest
+from acp.schema import AvailableCommandsUpdate, ConfigOptionUpdate, CurrentModeUpdate
+from harness import spawn_agent, spawn_raw, wait_for
+
+
+async def test_initialize_announces_protocol_capabilities(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        result = await agent.initialize()
+    assert result["protocolVersion"] == 1
+    caps = result["agentCapabilities"]
+    assert caps["loadSession"] is True
+    assert caps["promptCapabilities"] == {"image": False, "audio": False, "embeddedContext": True}
+    assert caps["sessionCapabilities"] == {"list": {}, "close": {}, "fork": {}, "resume": {}}
+    assert result["agentInfo"]["name"] == "iac-code"
+    assert result["agentInfo"]["version"]
+    # no credentials in the environment: the env-var method is described
+    (method,) = result["authMethods"]
+    assert method["type"] == "env_var"
+    assert [v["name"] for v in method["vars"]] == ["ANTHROPIC_API_KEY"]
+    assert "ANTHROPIC_API_KEY" in method["description"]
+
+
+async def test_initialize_has_no_auth_methods_when_a_key_is_configured(tmp_path):
+    async with spawn_raw(tmp_path / "proj", env={"ANTHROPIC_API_KEY": "sk-test-0123456789"}) as agent:
+        result = await agent.initialize()
+    assert result["authMethods"] == []
+
+
+async def test_initialize_must_come_first(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        reply = await agent.request("session/new", {"cwd": str(tmp_path), "mcpServers": []})
+        assert reply["error"]["code"] == -32600
+        assert "initialize" in reply["error"]["data"]["details"]
+        await agent.initialize()
+        reply = await agent.request("session/new", {"cwd": str(tmp_path), "mcpServers": []})
+        assert "sessionId" in reply["result"]
+
+
+async def test_new_session_result_has_modes_models_and_config_options(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        reply = await agent.request("session/new", {"cwd": str(tmp_path / "proj"), "mcpServers": []})
+        result = reply["result"]
+        assert result["sessionId"]
+        modes = result["modes"]
+        assert modes["currentModeId"] == "default"
+        assert [m["id"] for m in modes["availableModes"]] == ["default", "accept_edits", "plan", "bypass_permissions"]
+        models = result["models"]
+        assert models["currentModelId"] == "scripted"
+        ids = [m["modelId"] for m in models["availableModels"]]
+        assert "scripted" in ids and any(i.startswith("claude-") for i in ids)
+        options = {o["id"]: o for o in result["configOptions"]}
+        assert {k: o["category"] for k, o in options.items()} == {
+            "mode": "mode",
+            "model": "model",
+            "thought_level": "thought_level",
+        }
+        assert options["mode"]["currentValue"] == "default"
+        assert options["model"]["currentValue"] == "scripted"
+        assert [o["value"] for o in options["thought_level"]["options"]] == ["off", "low", "medium", "high"]
+        # the slash commands follow right after creation
+        update = await agent.read()
+        assert update["method"] == "session/update"
+        assert update["params"]["sessionId"] == result["sessionId"]
+        commands = update["params"]["update"]
+        assert commands["sessionUpdate"] == "available_commands_update"
+        assert {"compact", "clear", "help"} <= {c["name"] for c in commands["availableCommands"]}
+
+
+@pytest.mark.parametrize(
+    ("cwd", "why"),
+    [("relative/dir", "absolute"), ("/definitely/not/here", "no such directory")],
+)
+async def test_new_session_rejects_bad_cwd_naming_the_field(tmp_path, cwd, why):
+    async with spawn_agent(tmp_path / "proj") as agent:
+        with pytest.raises(acp.RequestError) as err:
+            await agent.conn.new_session(cwd=cwd, mcp_servers=[])
+    assert err.value.code == -32602
+    assert why in err.value.data["cwd"]
+
+
+async def test_new_session_without_credentials_for_a_claude_model_is_an_auth_error(tmp_path):
+    async with spawn_agent(tmp_path / "proj", env={"IAC_CODE_MODEL": "claude-sonnet-4-5"}) as agent:
+        with pytest.raises(acp.RequestError) as err:
+            await agent.new_session()
+    assert err.value.code == -32000
+    assert "ANTHROPIC_API_KEY" in err.value.data["message"]
+
+
+async def test_available_commands_arrive_after_new_session(tmp_path):
+    async with spawn_agent(tmp_path / "proj") as agent:
+        session = await agent.new_session()
+        await wait_for(lambda: agent.updates(session, AvailableCommandsUpdate))
+        (update,) = agent.updates(session, AvailableCommandsUpdate)
+    assert [c.name for c in update.available_commands] == ["compact", "clear", "help"]
+
+
+async def test_set_config_option_changes_values_and_rejects_unknowns(tmp_path):
+    async with spawn_agent(tmp_path / "proj") as agent:
+        session = await agent.new_session()
+        response = await agent.conn.set_config_option(config_id="thought_level", session_id=session, value="high")
+        current = {o.id: o for o in response.config_options}
+        assert current["thought_level"].current_value == "high"
+        response = await agent.conn.set_config_option(config_id="mode", session_id=session, value="plan")
+        assert {o.id: o.current_value for o in response.config_options}["mode"] == "plan"
+        await wait_for(lambda: agent.updates(session, CurrentModeUpdate))
+        assert agent.updates(session, CurrentModeUpdate)[-1].current_mode_id == "plan"
+        with pytest.raises(acp.RequestError) as err:
+            await agent.conn.set_config_option(config_id="colour", session_id=session, value="red")
+        assert err.value.code == -32602 and "configId" in err.value.data
+        with pytest.raises(acp.RequestError) as err:
+            await agent.conn.set_config_option(config_id="mode", session_id=session, value="yolo")
+        assert err.value.code == -32602 and "value" in err.value.data
+        with pytest.raises(acp.RequestError) as err:
+            await agent.conn.set_config_option(config_id="model", session_id=session, value="gpt-4")
+        assert err.value.code == -32602 and "value" in err.value.data
+        with pytest.raises(acp.RequestError) as err:
+            await agent.conn.set_config_option(config_id="mode", session_id="nope", value="plan")
+        assert err.value.code == -32602 and "sessionId" in err.value.data
+
+
+async def test_config_set_alias_and_set_mode(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        session = (await agent.request("session/new", {"cwd": str(tmp_path / "proj"), "mcpServers": []}))["result"]
+        sid = session["sessionId"]
+        reply = await agent.request("config/set", {"sessionId": sid, "configId": "mode", "value": "accept_edits"})
+        assert {o["id"]: o["currentValue"] for o in reply["result"]["configOptions"]}["mode"] == "accept_edits"
+        reply = await agent.request("session/set_mode", {"sessionId": sid, "modeId": "bypass_permissions"})
+        assert reply["result"] == {}
+        reply = await agent.request("session/set_mode", {"sessionId": sid, "modeId": "nonsense"})
+        assert reply["error"]["code"] == -32602 and "modeId" in reply["error"]["data"]
+        # the change is visible in the session's config options
+        reply = await agent.request("session/set_config_option", {"sessionId": sid, "configId": "thought_level", "value": "low"})
+        assert {o["id"]: o["currentValue"] for o in reply["result"]["configOptions"]}["mode"] == "bypass_permissions"
+
+
+async def test_set_mode_announces_the_config_change(tmp_path):
+    async with spawn_agent(tmp_path / "proj") as agent:
+        session = await agent.new_session()
+        await agent.conn.set_session_mode(session_id=session, mode_id="plan")
+        await wait_for(lambda: agent.updates(session, ConfigOptionUpdate))
+        update = agent.updates(session, ConfigOptionUpdate)[-1]
+    assert {o.id: o.current_value for o in update.config_options}["mode"] == "plan"

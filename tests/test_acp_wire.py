@@ -1,0 +1,141 @@
+"""JSON-RPC 2.0 error handling and the reference's method spellings, checked on raw lines."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from harness import spawn_raw
+
+SCRIPT = [{"blocks": [{"type": "text", "text": "ok"}]}] * 3
+
+
+async def _new_session(agent, cwd) -> str:
+    reply = await agent.request("session/new", {"cwd": str(cwd), "mcpServers": []})
+    return reply["result"]["sessionId"]
+
+
+async def test_parse_error_keeps_the_connection(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.send_line(b"{this is not json")
+        reply = await agent.read()
+        assert reply["error"]["code"] == -32700
+        assert reply["id"] is None
+        # the connection survives
+        result = await agent.initialize()
+        assert result["protocolVersion"] == 1
+
+
+async def test_invalid_requests_get_32600(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        for bad in (
+            [1, 2, 3],
+            "just a string",
+            {"jsonrpc": "1.0", "id": 7, "method": "session/list"},
+            {"jsonrpc": "2.0", "id": 8, "method": 42},
+            {"jsonrpc": "2.0", "id": 9},
+            {"jsonrpc": "2.0", "id": {"nested": 1}, "method": "session/list"},
+        ):
+            await agent.send(bad)
+            reply = await agent.read()
+            assert reply["error"]["code"] == -32600, bad
+            expected_id = bad.get("id") if isinstance(bad, dict) and isinstance(bad.get("id"), int) else None
+            assert reply["id"] == expected_id
+        assert (await agent.request("session/list", {}))["result"]["sessions"] == []
+
+
+async def test_unknown_method_and_unknown_notification(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        reply = await agent.request("session/frobnicate", {})
+        assert reply["error"]["code"] == -32601
+        await agent.send({"jsonrpc": "2.0", "method": "session/frobnicated", "params": {}})
+        # no reply to the notification: the next message is the answer to this request
+        reply = await agent.request("session/list", {})
+        assert "result" in reply
+        assert "Traceback" not in agent.stderr()
+
+
+async def test_invalid_params_name_the_field(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        reply = await agent.request("session/new", {"mcpServers": []})
+        assert reply["error"]["code"] == -32602
+        assert "cwd" in reply["error"]["data"]
+        reply = await agent.request("session/prompt", {"sessionId": "unknown", "prompt": [{"type": "text", "text": "x"}]})
+        assert reply["error"]["code"] == -32602
+        assert reply["error"]["data"] == {"sessionId": "Session not found"}
+        reply = await agent.request("session/list", {"cwd": "relative"})
+        assert reply["error"]["code"] == -32602 and "cwd" in reply["error"]["data"]
+        reply = await agent.request("session/list", {"cursor": "not-a-cursor"})
+        assert reply["error"]["code"] == -32602 and "cursor" in reply["error"]["data"]
+
+
+async def test_internal_error_carries_an_error_id_not_a_traceback(tmp_path):
+    config = tmp_path / "iac-config" / "sessions"
+    config.mkdir(parents=True)
+    # a session whose history is unreadable in a way the store does not expect
+    (config / "broken.json").write_text(json.dumps({"session_id": "broken", "cwd": str(tmp_path / "proj")}))
+    (config / "broken.jsonl").mkdir()
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        reply = await agent.request("session/load", {"sessionId": "broken", "cwd": str(tmp_path / "proj"), "mcpServers": []})
+        error = reply["error"]
+        assert error["code"] == -32603
+        assert set(error["data"]) == {"errorId"} and len(error["data"]["errorId"]) == 8
+        assert "Traceback" not in json.dumps(reply)
+        # the id points at the logged traceback
+        log = (tmp_path / "iac-config" / "logs" / "acp.log").read_text()
+        assert error["data"]["errorId"] in log and "Traceback" in log
+        # the server goes on
+        assert "result" in await agent.request("session/list", {})
+
+
+async def test_legacy_sessions_list_alias(tmp_path):
+    async with spawn_raw(tmp_path / "proj", script=SCRIPT) as agent:
+        await agent.initialize()
+        sid = await _new_session(agent, tmp_path / "proj")
+        new = await agent.request("sessions/list", {"cwd": str(tmp_path / "proj")})
+        current = await agent.request("session/list", {"cwd": str(tmp_path / "proj")})
+        assert new["result"] == current["result"]
+        assert [s["sessionId"] for s in new["result"]["sessions"]] == [sid]
+
+
+async def test_a_20_mib_prompt_line_is_accepted(tmp_path):
+    big = "x" * (20 * 1024 * 1024)
+    script = [{"match": "xxxx", "blocks": [{"type": "text", "text": "received"}]}]
+    async with spawn_raw(tmp_path / "proj", script=script) as agent:
+        await agent.initialize()
+        sid = await _new_session(agent, tmp_path / "proj")
+        reply = await agent.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": big}]})
+        assert reply["result"]["stopReason"] == "end_turn"
+        texts = [
+            n["params"]["update"]["content"]["text"]
+            for n in agent.notifications
+            if n["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        ]
+        assert "".join(texts) == "received"
+
+
+async def test_reference_permission_answer_shorthand(tmp_path):
+    os.makedirs(tmp_path / "proj", exist_ok=True)
+    script = [
+        {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "a.txt", "content": "A"}}]},
+        {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "b.txt", "content": "B"}}]},
+        {"blocks": [{"type": "text", "text": "done"}]},
+    ]
+    async with spawn_raw(tmp_path / "proj", script=script) as agent:
+        await agent.initialize()
+        sid = await _new_session(agent, tmp_path / "proj")
+        await agent.send({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}})
+        answers = [{"outcome": "allowed", "option_id": "allow_once"}, {"outcome": "allowed", "option_id": "reject_once"}]
+        while True:
+            message = await agent.read()
+            if message.get("method") == "session/request_permission":
+                await agent.send({"jsonrpc": "2.0", "id": message["id"], "result": answers.pop(0)})
+            elif message.get("id") == 1:
+                break
+        assert message["result"]["stopReason"] == "end_turn"
+    assert (tmp_path / "proj" / "a.txt").read_text() == "A"
+    assert not (tmp_path / "proj" / "b.txt").exists()
