@@ -1,0 +1,95 @@
+"""The session store and conversation repair, in process."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from iac_code.agent.conversation import INTERRUPTED, Message, TextBlock, ToolResultBlock, ToolUseBlock, repair, user_text
+from iac_code.sessions import store as store_module
+from iac_code.sessions.store import InvalidCursor, SessionMeta, SessionNotFound, SessionStore, title_from
+
+
+def assistant_tool(*ids: str) -> Message:
+    return Message(role="assistant", content=[ToolUseBlock(id=i, name="read_file", input={"path": "x"}) for i in ids])
+
+
+def results(*ids: str) -> Message:
+    return Message(role="user", content=[ToolResultBlock(tool_use_id=i, content="ok") for i in ids])
+
+
+def test_repair_answers_dangling_tool_uses():
+    history = [user_text("hi"), assistant_tool("a", "b"), results("a"), assistant_tool("c"), user_text("next")]
+    fixed = repair(history)
+    assert [r.tool_use_id for r in fixed[2].tool_results()] == ["a", "b"]
+    assert fixed[2].tool_results()[1].content == INTERRUPTED and fixed[2].tool_results()[1].is_error
+    assert [r.tool_use_id for r in fixed[4].tool_results()] == ["c"]
+    assert fixed[4].text() == "next" and len(fixed) == 5  # results first, then the user's text
+    # a trailing tool use gets its answer appended; orphan results are dropped
+    fixed = repair([user_text("hi"), results("zzz"), assistant_tool("d")])
+    assert [m.role for m in fixed] == ["user", "assistant", "user"]
+    assert fixed[-1].tool_results()[0].tool_use_id == "d"
+    assert repair(history) is not history and len(history) == 5
+
+
+def test_history_round_trip_with_reset(tmp_path):
+    store = SessionStore(tmp_path)
+    journal = store.create(SessionMeta(session_id="s1", cwd="/p"))
+    journal.append(user_text("one"))
+    journal.append(Message(role="assistant", content=[TextBlock(text="two")]))
+    journal.reset([user_text("summary")], "compaction")
+    journal.append(Message(role="assistant", content=[TextBlock(text="after")]))
+    meta, messages = store.load("s1")
+    assert meta.cwd == "/p"
+    assert [m.text() for m in messages] == ["summary", "after"]
+
+
+def test_unknown_and_malformed_ids(tmp_path):
+    store = SessionStore(tmp_path)
+    with pytest.raises(SessionNotFound):
+        store.load("missing")
+    with pytest.raises(SessionNotFound):
+        store.load("../../etc/passwd")
+    assert not store.exists("../x")
+
+
+def test_listing_reads_only_metadata(tmp_path, monkeypatch):
+    store = SessionStore(tmp_path)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    for i in range(1000):
+        store.create(SessionMeta(session_id=f"s{i:04d}", cwd="/p" if i % 2 else "/q", updated_at=base + timedelta(minutes=i)))
+    monkeypatch.setattr(SessionStore, "load", lambda *a: pytest.fail("list parsed a history"))
+    monkeypatch.setattr(store_module, "_RECORD", None)  # any history parse would crash
+    page = store.list("/p", limit=200)
+    assert len(page.sessions) == 200
+    assert page.sessions[0].session_id == "s0999"
+    rest = store.list("/p", cursor=page.next_cursor, limit=1000)
+    assert len(rest.sessions) == 300 and rest.next_cursor is None
+    assert {m.session_id for m in page.sessions}.isdisjoint(m.session_id for m in rest.sessions)
+    with pytest.raises(InvalidCursor):
+        store.list("/p", cursor="garbage!")
+
+
+def test_secrets_are_redacted_in_history_and_metadata(tmp_path):
+    store = SessionStore(tmp_path, secrets=["sk-very-secret-key"])
+    journal = store.create(SessionMeta(session_id="s1", cwd="/p", title="key sk-very-secret-key"))
+    journal.append(user_text("use sk-very-secret-key"))
+    for path in tmp_path.iterdir():
+        assert "sk-very-secret-key" not in path.read_text()
+    assert store.load("s1")[1][0].text() == "use [REDACTED]"
+
+
+def test_fork_copies_history(tmp_path):
+    store = SessionStore(tmp_path)
+    store.create(SessionMeta(session_id="a", cwd="/p")).append(user_text("hello"))
+    store.fork("a", SessionMeta(session_id="b", cwd="/p", parent_id="a")).append(user_text("branch"))
+    assert [m.text() for m in store.load("a")[1]] == ["hello"]
+    assert [m.text() for m in store.load("b")[1]] == ["hello", "branch"]
+    assert store.read_meta("b").parent_id == "a"
+
+
+def test_title_from_first_line():
+    assert title_from("\n  Add a   subnet \nmore") == "Add a subnet"
+    assert title_from("x" * 200).endswith("…") and len(title_from("x" * 200)) == 80
+    assert title_from("   ") is None
