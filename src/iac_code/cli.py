@@ -1,7 +1,9 @@
 """The `iac-code` command.
 
-    iac-code [PATH]          open the terminal app (iac-tui) on PATH
-    iac-code acp             serve ACP on stdio (what editors spawn)
+    iac-code [PATH] [TUI OPTIONS]   open the terminal app (iac-tui) on PATH
+    iac-code acp                    serve the Agent Client Protocol on stdio (what editors spawn)
+    iac-code -p PROMPT [OPTIONS]    headless: run one prompt here and print the answer
+    iac-code demo [--headless]      play the bundled demo on a copy of the example project
 """
 
 from __future__ import annotations
@@ -11,12 +13,20 @@ import asyncio
 import os
 import sys
 
+SUBCOMMANDS = ("acp", "demo")
+MODES = ("default", "accept_edits", "plan", "bypass_permissions")
+
+
+def _settings(**overrides):  # noqa: ANN202 - iac_code.config.Settings
+    from iac_code.config import load_settings
+
+    return load_settings(**{k: v for k, v in overrides.items() if v is not None})
+
 
 def _acp(args: argparse.Namespace) -> int:
-    from iac_code.config import load_settings
     from iac_code.logs import setup_logging
 
-    settings = load_settings()
+    settings = _settings()
     setup_logging(settings, "acp")
     from iac_code.acp.server import serve_stdio
 
@@ -27,6 +37,39 @@ def _acp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _headless(args: argparse.Namespace) -> int:
+    from iac_code.headless import run_prompt
+    from iac_code.logs import setup_logging
+
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        print("iac-code: the prompt is empty", file=sys.stderr)
+        return 1
+    settings = _settings(model=args.model, permission_mode=args.permission_mode, max_turns=args.max_turns)
+    setup_logging(settings, "headless")
+    allow = {t.strip() for t in (args.allow or "").split(",") if t.strip()}
+    try:
+        return asyncio.run(
+            run_prompt(
+                prompt,
+                cwd=os.getcwd(),
+                settings=settings,
+                output_format=args.output_format,
+                allow=allow,
+                resume=args.resume,
+                continue_last=args.continue_last,
+            )
+        )
+    except KeyboardInterrupt:
+        return 1
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from iac_code.demo import run_demo
+
+    return run_demo(headless=args.headless, keep=args.keep)
+
+
 def _tui(argv: list[str]) -> int:
     """Start the terminal app as its own program (the two packages share nothing but ACP)."""
     os.execv(sys.executable, [sys.executable, "-m", "iac_tui", *argv])
@@ -34,22 +77,36 @@ def _tui(argv: list[str]) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of `iac-code`."""
+    """The argument parser of `iac-code` (subcommands and headless options)."""
     parser = argparse.ArgumentParser(
         prog="iac-code",
-        description="An Infrastructure-as-Code coding agent served over the Agent Client Protocol.",
+        description="An Infrastructure-as-Code coding agent served over the Agent Client Protocol. "
+        "Without arguments it opens the terminal app on the current directory.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("-p", "--prompt", help="run one prompt headless in the current directory ('-' reads stdin)")
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    parser.add_argument("--permission-mode", choices=MODES, help="who may write and run commands (default: nobody)")
+    parser.add_argument("--allow", metavar="TOOL,...", help="tools allowed without asking, e.g. edit_file,bash")
+    parser.add_argument("--model", help="model id (default: IAC_CODE_MODEL or the newest Claude Sonnet)")
+    parser.add_argument("--max-turns", type=int, help="model requests allowed for the prompt (default 50)")
+    parser.add_argument("--resume", metavar="SESSION_ID", help="continue a stored session")
+    parser.add_argument("--continue", dest="continue_last", action="store_true", help="continue this directory's latest session")
     sub = parser.add_subparsers(dest="command")
     acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdin/stdout")
     acp.set_defaults(run=_acp)
+    demo = sub.add_parser("demo", help="play the demo task on a copy of the example project")
+    demo.add_argument("--headless", action="store_true", help="play it without the terminal app, approving every step")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary project directory afterwards")
+    demo.set_defaults(run=_demo)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `iac-code`; returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or (argv[0] not in ("acp", "--version", "-h", "--help") and not argv[0].startswith("-")):
+    headless_or_help = any(a in ("-p", "--prompt", "-h", "--help", "--version") or a.startswith("--prompt=") for a in argv)
+    if not headless_or_help and (not argv or argv[0] not in SUBCOMMANDS):
         return _tui(argv)
     args = build_parser().parse_args(argv)
     if args.version:
@@ -57,4 +114,6 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"iac-code {__version__}")
         return 0
+    if args.prompt is not None:
+        return _headless(args)
     return args.run(args)

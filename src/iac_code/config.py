@@ -23,6 +23,11 @@ ModeId = Literal["default", "accept_edits", "plan", "bypass_permissions"]
 ThoughtLevel = Literal["off", "low", "medium", "high"]
 
 SCRIPTED_MODEL = "scripted"
+CREDENTIALS_HELP = (
+    "No Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the agent's "
+    "environment or `anthropic_api_key` in ~/.iac-code/config.json, or use the offline model "
+    "with IAC_CODE_MODEL=scripted."
+)
 
 
 def default_config_dir() -> Path:

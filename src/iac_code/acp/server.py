@@ -62,20 +62,14 @@ from iac_code.acp.prompt import to_user_content
 from iac_code.acp.updates import to_update
 from iac_code.agent.events import Event
 from iac_code.agent.replay import replay_events
-from iac_code.agent.session import COMMANDS, Session, SessionBusy
-from iac_code.config import SCRIPTED_MODEL, Settings
+from iac_code.agent.session import COMMANDS, Session, SessionBusy, default_model
+from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.providers import available_models
-from iac_code.providers.models import default_claude_model
-from iac_code.sessions.store import InvalidCursor, SessionMeta, SessionNotFound, SessionStore, new_session_id
+from iac_code.sessions.store import InvalidCursor, SessionNotFound, SessionStore
 
 log = logging.getLogger(__name__)
 
 AUTH_METHOD_ID = "anthropic-api-key"
-CREDENTIALS_HELP = (
-    "No Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the agent's "
-    "environment or `anthropic_api_key` in ~/.iac-code/config.json, or use the offline model "
-    "with IAC_CODE_MODEL=scripted."
-)
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
@@ -177,9 +171,8 @@ class IacAgent:
         if model != SCRIPTED_MODEL and not self.settings.has_credentials:
             raise RequestError.auth_required({"message": CREDENTIALS_HELP})
 
-    def _open(self, meta: SessionMeta, messages: list | None = None) -> Session:
-        session = Session(meta, self.settings, self.store, messages)
-        self.sessions[meta.session_id] = session
+    def _open(self, session: Session) -> Session:
+        self.sessions[session.id] = session
         return session
 
     # ----- lifecycle -----
@@ -231,20 +224,11 @@ class IacAgent:
         """Create a session in `cwd` (absolute, existing directory)."""
         self._require_init()
         cwd = _check_cwd(cwd)
-        model = self.settings.model or default_claude_model()
-        self._check_model(model, "model")
-        meta = SessionMeta(
-            session_id=new_session_id(),
-            cwd=cwd,
-            model=model,
-            mode=self.settings.permission_mode,
-            thought_level=self.settings.thought_level,
-        )
-        self.store.create(meta)
-        session = self._open(meta)
-        self._announce_commands(meta.session_id)
+        self._check_model(default_model(self.settings), "model")
+        session = self._open(Session.create(cwd, self.settings, self.store))
+        self._announce_commands(session.id)
         return NewSessionResult(
-            session_id=meta.session_id,
+            session_id=session.id,
             modes=mode_state(session),
             models=model_state(session),
             config_options=config_options(session),
@@ -252,13 +236,9 @@ class IacAgent:
 
     def _load_from_disk(self, session_id: str, cwd: str) -> Session:
         try:
-            meta, messages = self.store.load(session_id)
+            return self._open(Session.restore(session_id, cwd, self.settings, self.store))
         except SessionNotFound:
             raise _invalid("sessionId", "Session not found") from None
-        meta.cwd = cwd
-        if meta.model not in available_models():
-            meta.model = self.settings.model or default_claude_model()
-        return self._open(meta, messages)
 
     @guarded
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> LoadSessionResult:
@@ -284,21 +264,10 @@ class IacAgent:
             source = self.sessions[session_id].meta if session_id in self.sessions else self.store.read_meta(session_id)
         except SessionNotFound:
             raise _invalid("sessionId", "Session not found") from None
-        meta = SessionMeta(
-            session_id=new_session_id(),
-            cwd=cwd,
-            title=source.title,
-            parent_id=session_id,
-            model=source.model,
-            mode=source.mode,
-            thought_level=source.thought_level,
-        )
-        self.store.fork(session_id, meta)
-        _, messages = self.store.load(meta.session_id)
-        session = self._open(meta, messages)
-        self._announce_commands(meta.session_id)
+        session = self._open(Session.fork(source, cwd, self.settings, self.store))
+        self._announce_commands(session.id)
         return ForkSessionResult(
-            session_id=meta.session_id,
+            session_id=session.id,
             modes=mode_state(session),
             models=model_state(session),
             config_options=config_options(session),

@@ -54,10 +54,12 @@ SUBAGENT_MAX_REQUESTS = 20
 
 @dataclass(slots=True)
 class TurnResult:
-    """How a prompt turn ended: an ACP stop reason and the usage of every model call in it."""
+    """How a prompt turn ended: an ACP stop reason, the usage of every model call in it, and the
+    description of the model error that ended it, if one did."""
 
     stop_reason: str
     usage: pb.Usage
+    error: str | None = None
 
 
 @dataclass(slots=True)
@@ -146,7 +148,7 @@ class AgentLoop:
                 for call_id in sorted(state.open_calls):
                     await self._end_call(call_id, "failed", "Not run: the model request failed.")
                 await self.emit(Notice(f"\n\n**Error:** {exc.describe()}\n"))
-                return TurnResult("end_turn", state.usage)
+                return TurnResult("end_turn", state.usage, error=exc.describe())
             message, stop = done.message, done.stop_reason
             if stop == "max_tokens" and message.tool_uses():
                 message = await self._drop_cut_tool_uses(message)

@@ -19,9 +19,10 @@ from iac_code.agent.loop import AgentLoop, LoopConfig, TurnResult
 from iac_code.agent.permissions import PermissionPolicy, PermissionPrompter
 from iac_code.agent.system_prompt import build_system_prompt
 from iac_code.config import ModeId, Settings, ThoughtLevel
-from iac_code.providers import create_provider
+from iac_code.providers import available_models, create_provider
+from iac_code.providers.models import default_claude_model
 from iac_code.providers.base import Provider, ProviderError, Usage
-from iac_code.sessions.store import SessionMeta, SessionStore, now, title_from
+from iac_code.sessions.store import SessionMeta, SessionStore, new_session_id, now, title_from
 from iac_code.tools.base import ToolContext
 from iac_code.tools.registry import ToolRegistry, default_registry
 
@@ -43,6 +44,11 @@ COMMANDS = (
     Command("clear", "Start the conversation afresh (the session and its settings stay)"),
     Command("help", "List the commands, tools and modes"),
 )
+
+
+def default_model(settings: Settings) -> str:
+    """The model of new sessions: `IAC_CODE_MODEL`/the config file, else the newest Claude Sonnet."""
+    return settings.model or default_claude_model()
 
 
 class SessionBusy(RuntimeError):
@@ -72,6 +78,46 @@ class Session:
         self._provider: Provider | None = None
         self._provider_model: str | None = None
         self.busy = False
+
+    @classmethod
+    def create(cls, cwd: str, settings: Settings, store: SessionStore, model: str | None = None) -> Session:
+        """Start a new session in `cwd`, persisted at once, with the settings' mode and thought level."""
+        meta = SessionMeta(
+            session_id=new_session_id(),
+            cwd=cwd,
+            model=model or default_model(settings),
+            mode=settings.permission_mode,
+            thought_level=settings.thought_level,
+        )
+        store.create(meta)
+        return cls(meta, settings, store)
+
+    @classmethod
+    def restore(cls, session_id: str, cwd: str, settings: Settings, store: SessionStore) -> Session:
+        """Reopen a stored session (history repaired) to run in `cwd`. Raises `SessionNotFound`."""
+        meta, messages = store.load(session_id)
+        meta.cwd = cwd
+        if meta.model not in available_models():
+            meta.model = default_model(settings)
+        return cls(meta, settings, store, messages)
+
+    @classmethod
+    def fork(cls, source: SessionMeta, cwd: str, settings: Settings, store: SessionStore) -> Session:
+        """Branch the stored session `source` into a new one with a copy of its history, persisted at once.
+
+        Raises `SessionNotFound` when `source` has no history on disk.
+        """
+        meta = SessionMeta(
+            session_id=new_session_id(),
+            cwd=cwd,
+            title=source.title,
+            parent_id=source.session_id,
+            model=source.model,
+            mode=source.mode,
+            thought_level=source.thought_level,
+        )
+        store.fork(source.session_id, meta)
+        return cls.restore(meta.session_id, cwd, settings, store)
 
     # ----- state -----
 
