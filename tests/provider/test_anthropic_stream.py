@@ -1,0 +1,170 @@
+"""The Anthropic provider against the fake Messages API: streamed events, the final message, the request."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from anthropic_rig import API_KEY, MODEL, collect, request
+from fake_anthropic import message, redacted_thinking, text, thinking, tool_use
+
+from iac_code.agent.conversation import (
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    user_text,
+)
+from iac_code.config import Settings
+from iac_code.providers.anthropic import AnthropicProvider
+from iac_code.providers.base import MessageDone, ModelRequest, TextDelta, ThinkingDelta, ToolSpec, ToolUseStart, Usage
+
+SPEC = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}})
+
+
+async def test_text_streams_as_deltas_and_ends_with_the_message(fake, provider):
+    fake.add(message(text("Hello from Claude.", pieces=4), input_tokens=30, output_tokens=7, cache_read=100, cache_write=50))
+    events = await collect(provider, request(user_text("hi")))
+
+    assert [type(e) for e in events] == [TextDelta] * 4 + [MessageDone]
+    assert "".join(e.text for e in events[:-1]) == "Hello from Claude."
+    done = events[-1]
+    assert done.message == Message(role="assistant", content=[TextBlock(text="Hello from Claude.")])
+    assert done.stop_reason == "end_turn"
+    assert done.usage == Usage(input_tokens=30, output_tokens=7, cache_read_tokens=100, cache_write_tokens=50)
+
+
+async def test_request_carries_key_system_tools_and_cache_breakpoints(fake, provider):
+    fake.add(message(text("ok")))
+    await collect(provider, request(user_text("first"), tools=[SPEC, ToolSpec("note", "Note.", {"type": "object"})]))
+
+    sent = fake.requests[0]
+    assert sent.path == "/v1/messages"
+    assert sent.headers["authorization"] == f"Bearer {API_KEY}"
+    body = sent.body
+    assert body["model"] == MODEL and body["stream"] is True
+    assert body["system"] == [{"type": "text", "text": "You are a test.", "cache_control": {"type": "ephemeral"}}]
+    assert [t["name"] for t in body["tools"]] == ["read_file", "note"]
+    assert "cache_control" not in body["tools"][0]
+    assert body["tools"][1]["cache_control"] == {"type": "ephemeral"}
+    assert body["tools"][0]["input_schema"] == SPEC.input_schema
+    assert body["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "first", "cache_control": {"type": "ephemeral"}}]}
+    ]
+    assert "thinking" not in body
+
+
+async def test_thinking_streams_and_its_signature_is_sent_back(fake, provider):
+    fake.add(message(thinking("Let me think.", signature="sig-abc"), redacted_thinking("ENCRYPTED"), text("Done.")))
+    events = await collect(provider, request(user_text("think"), thinking_budget=2048, max_tokens=8000))
+
+    assert "".join(e.thinking for e in events if isinstance(e, ThinkingDelta)) == "Let me think."
+    done = events[-1]
+    assert done.message.content == [
+        ThinkingBlock(thinking="Let me think.", signature="sig-abc"),
+        RedactedThinkingBlock(data="ENCRYPTED"),
+        TextBlock(text="Done."),
+    ]
+    assert fake.bodies[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+
+    fake.add(message(text("Again.")))
+    await collect(provider, request(user_text("think"), done.message, user_text("more"), thinking_budget=2048, max_tokens=8000))
+    assistant = fake.bodies[1]["messages"][1]
+    assert assistant == {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Let me think.", "signature": "sig-abc"},
+            {"type": "redacted_thinking", "data": "ENCRYPTED"},
+            {"type": "text", "text": "Done."},
+        ],
+    }
+
+
+async def test_adaptive_thinking_for_models_the_sdk_warns_about(fake, provider):
+    fake.add(message(text("ok")))
+    await collect(provider, ModelRequest(model="claude-opus-4-6", system="s", messages=[user_text("hi")], thinking_budget=2048))
+    assert fake.bodies[0]["thinking"] == {"type": "adaptive"}
+    assert provider.supports_thinking("claude-haiku-4-5")
+    assert not provider.supports_thinking("claude-3-5-haiku-latest")
+
+
+async def test_tool_use_json_in_many_pieces(fake, provider):
+    content = "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = \"logs\"\n}\n" * 20
+    fake.add(message(text("Writing."), tool_use("toolu_1", "write_file", {"path": "main.tf", "content": content}, pieces=97), stop_reason="tool_use"))
+    events = await collect(provider, request(user_text("write it")))
+
+    starts = [e for e in events if isinstance(e, ToolUseStart)]
+    assert starts == [ToolUseStart(id="toolu_1", name="write_file")]
+    assert events.index(starts[0]) < len(events) - 1  # announced while the input still streamed
+    done = events[-1]
+    assert done.stop_reason == "tool_use"
+    assert done.message.tool_uses() == [ToolUseBlock(id="toolu_1", name="write_file", input={"path": "main.tf", "content": content})]
+
+
+async def test_two_tool_uses_in_one_response_come_back_in_order(fake, provider):
+    fake.add(
+        message(
+            tool_use("toolu_a", "read_file", {"path": "a.tf"}),
+            tool_use("toolu_b", "read_file", {"path": "b.tf"}),
+            stop_reason="tool_use",
+        )
+    )
+    events = await collect(provider, request(user_text("read both")))
+    assert [e.id for e in events if isinstance(e, ToolUseStart)] == ["toolu_a", "toolu_b"]
+    assert [(u.id, u.input) for u in events[-1].message.tool_uses()] == [("toolu_a", {"path": "a.tf"}), ("toolu_b", {"path": "b.tf"})]
+
+
+async def test_max_tokens_in_the_middle_of_a_tool_use_does_not_crash(fake, provider):
+    fake.add(message(tool_use("toolu_1", "write_file", {"path": "x.tf", "content": "abc" * 50}, cut_at=0.5), stop_reason="max_tokens"))
+    done = (await collect(provider, request(user_text("go"))))[-1]
+    assert done.stop_reason == "max_tokens"
+    assert done.message.tool_uses() == [ToolUseBlock(id="toolu_1", name="write_file", input={})]
+
+
+async def test_refusal_and_context_window_stop_reasons(fake, provider):
+    fake.add(message(text("I can't help with that."), stop_reason="refusal"))
+    fake.add(message(text("cut"), stop_reason="model_context_window_exceeded"))
+    assert (await collect(provider, request(user_text("x"))))[-1].stop_reason == "refusal"
+    assert (await collect(provider, request(user_text("x"))))[-1].stop_reason == "max_tokens"
+
+
+async def test_history_after_a_tool_result_and_merged_roles(fake, provider):
+    fake.add(message(text("It has one bucket.")))
+    history = [
+        user_text("what is in main.tf?"),
+        Message(role="assistant", content=[TextBlock(text="Reading."), ToolUseBlock(id="toolu_1", name="read_file", input={"path": "main.tf"})]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="toolu_1", content="bucket {}")]),
+        user_text("   "),  # blank text is dropped
+        user_text("and?"),  # consecutive user messages are merged
+    ]
+    await collect(provider, request(*history, tools=[SPEC]))
+    assert fake.bodies[0]["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "what is in main.tf?"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Reading."},
+                {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "main.tf"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "bucket {}", "is_error": False},
+                {"type": "text", "text": "and?", "cache_control": {"type": "ephemeral"}},
+            ],
+        },
+    ]
+
+
+async def test_context_window_default_and_override(fake, settings):
+    assert AnthropicProvider(settings).context_window(MODEL) == 200_000
+    custom = Settings(anthropic_api_key=API_KEY, anthropic_base_url=fake.url, context_window=50_000)
+    assert AnthropicProvider(custom).context_window(MODEL) == 50_000
+
+
+def test_importing_the_providers_package_does_not_import_anthropic():
+    code = "import sys, iac_code.providers, iac_code.agent.session; sys.exit('anthropic' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
