@@ -95,6 +95,8 @@ _NO_THINKING = re.compile(r"^claude-(instant|2|3-(opus|sonnet|haiku|5))")
 
 CACHE_CONTROL = {"type": "ephemeral"}
 
+NO_CREDENTIALS = "no Anthropic credentials: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"
+
 STOP_REASONS = {
     "end_turn": "end_turn",
     "stop_sequence": "stop_sequence",
@@ -137,19 +139,29 @@ class AnthropicProvider:
     """Streams Claude responses for one session (see the module docstring).
 
     `settings` supplies the credentials, base URL, `stream_idle_timeout` (seconds) and the
-    optional `context_window` override. Creating it makes no request.
+    optional `context_window` override. The SDK client is created on the first request.
     """
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
-        self._client = anthropic.AsyncAnthropic(
-            api_key=_secret(settings.anthropic_api_key),
-            auth_token=_secret(settings.anthropic_auth_token),
-            base_url=settings.anthropic_base_url,
-            max_retries=MAX_RETRIES,
-            # The read timeout also bounds the wait for the response to start (retried by the SDK).
-            timeout=anthropic.Timeout(settings.stream_idle_timeout, connect=CONNECT_TIMEOUT),
-        )
+        self._client: anthropic.AsyncAnthropic | None = None
+
+    def _connect(self) -> anthropic.AsyncAnthropic:
+        """The SDK client, created on first use. Raises `ProviderError("authentication")` when
+        the SDK finds no credentials."""
+        if self._client is None:
+            try:
+                self._client = anthropic.AsyncAnthropic(
+                    api_key=_secret(self._settings.anthropic_api_key),
+                    auth_token=_secret(self._settings.anthropic_auth_token),
+                    base_url=self._settings.anthropic_base_url,
+                    max_retries=MAX_RETRIES,
+                    # The read timeout also bounds the wait for a response to start (the SDK retries that).
+                    timeout=anthropic.Timeout(self._settings.stream_idle_timeout, connect=CONNECT_TIMEOUT),
+                )
+            except anthropic.CredentialsError as exc:  # e.g. an SDK profile named but missing
+                raise ProviderError("authentication", str(exc)) from None
+        return self._client
 
     def context_window(self, model: str) -> int:
         """`settings.context_window` if set, else `DEFAULT_CONTEXT_WINDOW` tokens."""
@@ -161,7 +173,9 @@ class AnthropicProvider:
 
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
-        await self._client.close()
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream the response to `request`; the last event is a `MessageDone`.
@@ -187,13 +201,13 @@ class AnthropicProvider:
     async def _attempt(self, params: dict[str, Any], shown: _Shown) -> AsyncIterator[ProviderEvent]:
         """One request and its stream. Raises `_Interrupted` for a failure after the stream started."""
         try:
-            stream = await self._client.messages.create(**params, stream=True)
+            stream = await self._connect().messages.create(**params, stream=True)
         except anthropic.APIError as exc:
             raise classify(exc) from None
         except TypeError as exc:  # the SDK's way of saying it found no credentials
             if "authentication" not in str(exc):
                 raise
-            raise ProviderError("authentication", "no Anthropic credentials: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN") from None
+            raise ProviderError("authentication", NO_CREDENTIALS) from None
         builder = _MessageBuilder()
         replay = _Replay(shown)
         try:
