@@ -132,6 +132,7 @@ class SessionStore:
     def __init__(self, root: Path, secrets: list[str] | None = None) -> None:
         self.root = root
         self._redact = Redactor(secrets or [])
+        self._meta_cache: dict[str, tuple[tuple[int, int], SessionMeta]] = {}
 
     # ----- paths -----
 
@@ -230,11 +231,8 @@ class SessionStore:
         for entry in entries:
             if not entry.name.endswith(".json") or entry.name.startswith("."):
                 continue
-            try:
-                meta = SessionMeta.model_validate_json(Path(entry.path).read_bytes())
-            except (OSError, ValidationError):
-                continue
-            if cwd is None or meta.cwd == cwd:
+            meta = self._cached_meta(entry)
+            if meta is not None and (cwd is None or meta.cwd == cwd):
                 metas.append(meta)
         metas.sort(key=lambda m: (m.updated_at, m.session_id), reverse=True)
         start = 0
@@ -247,6 +245,20 @@ class SessionStore:
         more = start + limit < len(metas)
         next_cursor = _encode_cursor(page[-1]) if more and page else None
         return SessionPage(page, next_cursor)
+
+    def _cached_meta(self, entry: os.DirEntry[str]) -> SessionMeta | None:
+        """A metadata file's content, parsed again only when its mtime or size changed."""
+        try:
+            stat = entry.stat()
+            key = (stat.st_mtime_ns, stat.st_size)
+            cached = self._meta_cache.get(entry.name)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            meta = SessionMeta.model_validate_json(Path(entry.path).read_bytes())
+        except (OSError, ValidationError):
+            return None
+        self._meta_cache[entry.name] = (key, meta)
+        return meta
 
 
 def _encode_cursor(meta: SessionMeta) -> str:
