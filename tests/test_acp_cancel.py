@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 
 from acp.schema import AgentMessageChunk
@@ -31,6 +32,12 @@ async def test_cancel_while_streaming(tmp_path):
         result = await agent.prompt(sid, "next")
         assert result.stop_reason == "end_turn"
         assert agent.text(sid).endswith("second answer")
+    # the text the client saw before the cancel is kept in the history
+    records = [json.loads(line) for line in (agent.config_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()]
+    roles = [(r["message"]["role"], r["message"]["content"][0].get("text", "")) for r in records]
+    assert roles[0] == ("user", "talk a lot")
+    assert roles[1][0] == "assistant" and roles[1][1].startswith("word0 word1 word2")
+    assert roles[2:] == [("user", "next"), ("assistant", "second answer")]
 
 
 async def test_cancel_during_a_permission_prompt(tmp_path):

@@ -83,8 +83,16 @@ class _TurnState:
     usage: pb.Usage = field(default_factory=pb.Usage)
     open_calls: set[str] = field(default_factory=set)
     partial: list[ContentBlock] = field(default_factory=list)
+    partial_text: list[str] = field(default_factory=list)
     unanswered: list[ToolUseBlock] = field(default_factory=list)
     answered: dict[str, ToolResultBlock] = field(default_factory=dict)
+
+
+    def flush_text(self) -> None:
+        """Move the text streamed since the last block boundary into `partial`."""
+        if self.partial_text:
+            self.partial.append(TextBlock(text="".join(self.partial_text)))
+            self.partial_text = []
 
 
 class AgentLoop:
@@ -177,19 +185,16 @@ class AgentLoop:
             thinking_budget=self.config.thinking_budget,
             purpose=self.config.purpose,  # type: ignore[arg-type]
         )
-        state.partial = []
-        text: list[str] = []
+        state.partial, state.partial_text = [], []
         done: pb.MessageDone | None = None
         async for event in self.provider.stream(request):
             if isinstance(event, pb.TextDelta):
-                text.append(event.text)
+                state.partial_text.append(event.text)
                 await self.emit(TextDelta(event.text))
             elif isinstance(event, pb.ThinkingDelta):
                 await self.emit(ThinkingDelta(event.thinking))
             elif isinstance(event, pb.ToolUseStart):
-                if text:
-                    state.partial.append(TextBlock(text="".join(text)))
-                    text = []
+                state.flush_text()
                 tool = self.tools.get(event.name)
                 state.open_calls.add(event.id)
                 await self.emit(
@@ -202,11 +207,9 @@ class AgentLoop:
                 )
             elif isinstance(event, pb.MessageDone):
                 done = event
-        if text:
-            state.partial.append(TextBlock(text="".join(text)))
         if done is None:
             raise pb.ProviderError("incomplete", "the response ended without a final message")
-        state.partial = []
+        state.partial, state.partial_text = [], []
         state.usage.add(done.usage)
         self._last_context = done.usage.context_tokens + done.usage.output_tokens
         self._last_count = len(self.conversation.messages) + 1
@@ -326,6 +329,7 @@ class AgentLoop:
 
     def _keep_partial(self, state: _TurnState) -> None:
         """Keep the text the client already saw of an unfinished response in the conversation."""
+        state.flush_text()
         kept, state.partial = state.partial, []
         if kept:
             self.conversation.append(Message(role="assistant", content=kept))
