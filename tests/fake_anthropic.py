@@ -17,8 +17,8 @@ which the SDK does not retry.
 
 The builders return event lists: `message(*blocks, stop_reason=..., ...)` wraps content blocks
 (`text`, `thinking`, `redacted_thinking`, `tool_use`) between `message_start` and
-`message_delta`/`message_stop`; `error_event` is a mid-stream error; slicing the list (or
-`cut_before`) gives a stream cut short.
+`message_delta`/`message_stop`; `error_event` is a mid-stream error; `cut_before` and
+`cut_after_deltas` give a stream cut short.
 """
 
 from __future__ import annotations
@@ -141,6 +141,16 @@ def tool_use(tool_use_id: str, name: str, input: dict[str, Any], pieces: int = 8
 def error_event(error_type: str = "overloaded_error", text: str = "Overloaded") -> Event:
     """A mid-stream `error` event (the SDK raises it as an `APIStatusError` with status 200)."""
     return ("error", {"type": "error", "error": {"type": error_type, "message": text}})
+
+
+def cut_after_deltas(events: list[Event], count: int) -> list[Event]:
+    """`events` up to and including the `count`-th `content_block_delta`: a stream cut mid-block."""
+    seen = 0
+    for i, (name, _) in enumerate(events):
+        seen += name == "content_block_delta"
+        if seen == count:
+            return events[: i + 1]
+    raise ValueError(f"the events have fewer than {count} deltas")
 
 
 def cut_before(events: list[Event], name: str) -> list[Event]:

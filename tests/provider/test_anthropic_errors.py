@@ -6,7 +6,7 @@ import anthropic
 import httpx2
 import pytest
 from anthropic_rig import API_KEY, collect, request
-from fake_anthropic import STALL, api_error, cut_before, error_event, message, text, tool_use
+from fake_anthropic import STALL, api_error, cut_after_deltas, cut_before, error_event, message, text, tool_use
 
 from iac_code.agent.conversation import ToolUseBlock, user_text
 from iac_code.config import Settings
@@ -14,16 +14,6 @@ from iac_code.providers.anthropic import MAX_RETRIES, AnthropicProvider, classif
 from iac_code.providers.base import MessageDone, ProviderError, TextDelta, ToolUseStart
 
 ANSWER = "Hello world, the plan is ready."
-
-
-def first_deltas(events: list, count: int) -> list:
-    """`events` up to and including the `count`-th `content_block_delta`."""
-    seen = 0
-    for i, (name, _) in enumerate(events):
-        seen += name == "content_block_delta"
-        if seen == count:
-            return events[: i + 1]
-    raise AssertionError("not enough deltas")
 
 
 def streamed_text(events: list) -> str:
@@ -81,7 +71,7 @@ def test_connection_failures_are_network_and_timeouts_timeout():
 
 async def test_overloaded_event_mid_stream_is_retried_once_without_repeating_text(fake, provider):
     full = message(text(ANSWER, pieces=6))
-    fake.add([*first_deltas(full, 3), error_event("overloaded_error")], full)
+    fake.add([*cut_after_deltas(full, 3), error_event("overloaded_error")], full)
     events = await collect(provider, request(user_text("hi")))
 
     assert streamed_text(events) == ANSWER  # each character once
@@ -92,7 +82,7 @@ async def test_overloaded_event_mid_stream_is_retried_once_without_repeating_tex
 
 async def test_a_second_mid_stream_error_is_reported(fake, provider):
     full = message(text(ANSWER, pieces=6))
-    fake.add([*first_deltas(full, 2), error_event("overloaded_error")], [*first_deltas(full, 4), error_event("overloaded_error")])
+    fake.add([*cut_after_deltas(full, 2), error_event("overloaded_error")], [*cut_after_deltas(full, 4), error_event("overloaded_error")])
     seen = []
     with pytest.raises(ProviderError) as err:
         async for event in provider.stream(request(user_text("hi"))):
@@ -105,7 +95,7 @@ async def test_a_second_mid_stream_error_is_reported(fake, provider):
 
 async def test_a_non_transient_mid_stream_error_is_not_retried(fake, provider):
     full = message(text(ANSWER))
-    fake.add([*first_deltas(full, 1), error_event("invalid_request_error", "bad")])
+    fake.add([*cut_after_deltas(full, 1), error_event("invalid_request_error", "bad")])
     with pytest.raises(ProviderError) as err:
         await collect(provider, request(user_text("hi")))
     assert err.value.kind == "invalid_request"
@@ -115,7 +105,7 @@ async def test_a_non_transient_mid_stream_error_is_not_retried(fake, provider):
 async def test_retry_keeps_the_announced_tool_use_id(fake, provider):
     first = message(tool_use("toolu_first", "read_file", {"path": "main.tf"}, pieces=6), stop_reason="tool_use")
     second = message(tool_use("toolu_second", "read_file", {"path": "main.tf"}, pieces=6), stop_reason="tool_use")
-    fake.add([*first_deltas(first, 3), error_event("api_error", "Internal")], second)
+    fake.add([*cut_after_deltas(first, 3), error_event("api_error", "Internal")], second)
     events = await collect(provider, request(user_text("hi")))
 
     assert [e for e in events if isinstance(e, ToolUseStart)] == [ToolUseStart("toolu_first", "read_file")]
@@ -136,7 +126,7 @@ async def test_a_stream_cut_before_its_stop_reason_is_incomplete(fake, provider)
 async def test_a_stalled_stream_is_abandoned(fake, tmp_path):
     settings = Settings(anthropic_api_key=API_KEY, anthropic_base_url=fake.url, stream_idle_timeout=0.2)
     provider = AnthropicProvider(settings)
-    fake.add([*first_deltas(message(text(ANSWER)), 1), STALL])
+    fake.add([*cut_after_deltas(message(text(ANSWER)), 1), STALL])
     try:
         with pytest.raises(ProviderError) as err:
             await collect(provider, request(user_text("hi")))

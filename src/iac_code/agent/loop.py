@@ -358,7 +358,12 @@ class AgentLoop:
         used = self._last_context + estimate_tokens(fresh) if self._last_count else estimate_tokens(fresh)
         if not compaction.needed(used, window):
             return
-        outcome = await compaction.compact(self.conversation, self.provider, self.config.model, keep_turns=1)
+        try:
+            outcome = await compaction.compact(self.conversation, self.provider, self.config.model, keep_turns=1)
+        except pb.ProviderError as exc:  # not fatal: the request may still fit
+            log.warning("context compaction failed (%s): %s", exc.kind, exc.message)
+            await self.emit(Notice(f"\n\n_context compaction failed: {exc.describe()}_\n\n"))
+            return
         if outcome is not None:
             self._state.usage.add(outcome.usage)
             self._last_context, self._last_count = outcome.after_tokens, len(self.conversation.messages)
