@@ -7,24 +7,26 @@ from iac_code.tools.base import Tool
 
 def all_tools() -> list[Tool]:
     """One instance of every tool, in the order they are offered to the model."""
+    from iac_code.tools.agent import AgentTool
+    from iac_code.tools.bash import BashTool
+    from iac_code.tools.edit_file import EditFileTool
+    from iac_code.tools.glob import GlobTool
+    from iac_code.tools.grep import GrepTool
+    from iac_code.tools.list_files import ListFilesTool
     from iac_code.tools.plan import UpdatePlanTool
+    from iac_code.tools.read_file import ReadFileTool
+    from iac_code.tools.web_fetch import WebFetchTool
+    from iac_code.tools.write_file import WriteFileTool
 
-    tools: list[Tool] = []
-    for module, cls in (
-        ("read_file", "ReadFileTool"),
-        ("list_files", "ListFilesTool"),
-        ("glob", "GlobTool"),
-        ("grep", "GrepTool"),
-        ("write_file", "WriteFileTool"),
-        ("edit_file", "EditFileTool"),
-        ("bash", "BashTool"),
-        ("agent", "AgentTool"),
-        ("web_fetch", "WebFetchTool"),
-    ):
-        try:
-            mod = __import__(f"iac_code.tools.{module}", fromlist=[cls])
-        except ModuleNotFoundError:
-            continue
-        tools.append(getattr(mod, cls)())
-    tools.append(UpdatePlanTool())
-    return tools
+    return [
+        ReadFileTool(),
+        ListFilesTool(),
+        GlobTool(),
+        GrepTool(),
+        WriteFileTool(),
+        EditFileTool(),
+        BashTool(),
+        AgentTool(),
+        WebFetchTool(),
+        UpdatePlanTool(),
+    ]

@@ -1,0 +1,232 @@
+"""`bash`: run a shell command in the session's working directory.
+
+The command runs as `/bin/bash -c` in a new process session (no controlling terminal), with
+stdin from /dev/null, `GIT_TERMINAL_PROMPT=0`, `TF_INPUT=0` and `cat` as pager, so nothing can
+wait for input. stdout and stderr share one pipe (their lines stay in order). The output kept is
+the first 10,000 and the last 20,000 bytes, whatever the command prints; invalid UTF-8 is replaced
+and terminal escape sequences are removed. A live tail is reported twice a second while it runs.
+
+On timeout or cancel the whole process group is stopped (SIGTERM, then SIGKILL half a second
+later). A command that leaves a background process holding the output pipe still returns: reading
+stops half a second after the shell exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+
+from pydantic import Field
+
+from iac_code.agent.events import TextContent
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+HEAD_BYTES = 10_000
+TAIL_BYTES = 20_000
+EXIT_GRACE = 0.5  # seconds to keep reading after the shell exited
+KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
+PROGRESS_INTERVAL = 0.5
+PROGRESS_LINES = 20
+CHUNK = 1 << 16
+
+ENV_OVERRIDES = {"GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TF_INPUT": "0"}
+
+_ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class BashInput(ToolInput):
+    command: str = Field(min_length=1, description="The bash command to run, e.g. `terraform fmt -check -recursive`.")
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description=f"Seconds before the command is killed. Default {DEFAULT_TIMEOUT:.0f}, at most {MAX_TIMEOUT:.0f}.",
+    )
+    description: str | None = Field(
+        default=None, description="What the command does, in a few words, for the user approving it."
+    )
+
+
+class BashTool(Tool):
+    """Run a bash command without a terminal; report its output (head and tail) and exit code."""
+
+    name = "bash"
+    description = (
+        "Run a bash command in the working directory and return its combined stdout and stderr and "
+        "its exit code. There is no terminal and no input: use non-interactive flags (e.g. "
+        "`terraform plan -input=false`, `git --no-pager`). Long output keeps its beginning and end. "
+        f"The command is killed after `timeout` seconds (default {DEFAULT_TIMEOUT:.0f}, at most "
+        f"{MAX_TIMEOUT:.0f}). Prefer read_file, grep, glob and edit_file over cat, grep, find and sed."
+    )
+    input_model = BashInput
+    kind = "execute"
+    category = "execute"
+
+    def title(self, params: BashInput | None) -> str:  # type: ignore[override]
+        if params is None:
+            return "Run command"
+        lines = params.command.strip().splitlines() or [params.command]
+        command = lines[0]
+        if len(command) > 80:
+            command = command[:79] + "…"
+        elif len(lines) > 1:
+            command += " …"
+        return f"Run `{command}`"
+
+    async def preview(self, params: BashInput, ctx: ToolContext) -> ToolPreview:  # type: ignore[override]
+        text = f"$ {params.command}"
+        if params.description:
+            text = f"{params.description}\n\n{text}"
+        return ToolPreview(content=[TextContent(text)])
+
+    async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        timeout = params.timeout or DEFAULT_TIMEOUT
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "/bin/bash", "-c", params.command, cwd=ctx.cwd, env={**os.environ, **ENV_OVERRIDES},
+                stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
+            )  # fmt: skip
+        except OSError as exc:
+            os.close(read_fd)
+            return ToolResult.error(f"Cannot start /bin/bash: {exc.strerror or exc}.")
+        finally:
+            os.close(write_fd)
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        output = Capture()
+        transport: asyncio.ReadTransport | None = None
+        pump: asyncio.Task[None] | None = None
+        timed_out = lingering = False
+        try:
+            reader = asyncio.StreamReader()
+            transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), pipe
+            )
+            pump = asyncio.create_task(_pump(reader, output, ctx))
+            try:
+                async with asyncio.timeout(timeout):
+                    await proc.wait()
+            except TimeoutError:
+                timed_out = True
+                await _stop_group(proc)
+            done, _ = await asyncio.wait({pump}, timeout=EXIT_GRACE)
+            lingering = not done
+        finally:
+            if proc.returncode is None:  # cancelled
+                await _stop_group(proc)
+            if pump is not None:
+                pump.cancel()
+                await asyncio.gather(pump, return_exceptions=True)
+            if transport is not None:
+                transport.close()
+            else:
+                pipe.close()
+        return _result(output, proc.returncode, timed_out, lingering, timeout)
+
+
+class Capture:
+    """The first `HEAD_BYTES` and last `TAIL_BYTES` of a byte stream, with counts of the rest."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.dropped_lines = 0
+
+    def feed(self, data: bytes) -> None:
+        """Take the next piece of the stream."""
+        self.total += len(data)
+        room = HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            cut = len(self.tail) - TAIL_BYTES
+            if cut > 0:
+                self.dropped_lines += self.tail.count(b"\n", 0, cut)
+                del self.tail[:cut]
+
+    @property
+    def dropped(self) -> int:
+        """Bytes of the stream not kept."""
+        return self.total - len(self.head) - len(self.tail)
+
+    def text(self) -> str:
+        """The kept output as clean text, with a marker where the middle was dropped."""
+        if not self.dropped:
+            return clean_terminal_output((self.head + self.tail).decode("utf-8", "replace"))
+        marker = f"\n[... {self.dropped_lines:,} lines ({self.dropped:,} bytes) of output omitted ...]\n"
+        head = clean_terminal_output(self.head.decode("utf-8", "replace"))
+        return head + marker + clean_terminal_output(self.tail.decode("utf-8", "replace"))
+
+    def live_tail(self) -> str:
+        """The last few lines, for progress reports."""
+        recent = (self.tail or self.head)[-4096:]
+        return "\n".join(clean_terminal_output(recent.decode("utf-8", "replace")).splitlines()[-PROGRESS_LINES:])
+
+
+def clean_terminal_output(text: str) -> str:
+    """`text` as a terminal would leave it, roughly: escape sequences and control characters
+    removed, and of a line rewritten with carriage returns only its last version kept."""
+    text = _ESCAPES.sub("", text).replace("\r\n", "\n")
+    if "\r" in text:
+        lines = []
+        for line in text.split("\n"):
+            parts = [p for p in line.split("\r") if p]
+            lines.append(parts[-1] if parts else "")
+        text = "\n".join(lines)
+    return _CONTROLS.sub("", text)
+
+
+async def _pump(reader: asyncio.StreamReader, output: Capture, ctx: ToolContext) -> None:
+    """Read the pipe until EOF into `output`, reporting a live tail at most every PROGRESS_INTERVAL."""
+    loop = asyncio.get_running_loop()
+    last_report = loop.time()
+    while chunk := await reader.read(CHUNK):
+        output.feed(chunk)
+        if loop.time() - last_report >= PROGRESS_INTERVAL:
+            last_report = loop.time()
+            with contextlib.suppress(Exception):  # progress is best effort
+                await ctx.report([TextContent(output.live_tail())])
+
+
+async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the process group, then SIGKILL it after KILL_GRACE; wait for the shell."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        if sig == signal.SIGTERM:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), KILL_GRACE)
+    await proc.wait()
+
+
+def _result(output: Capture, code: int | None, timed_out: bool, lingering: bool, timeout: float) -> ToolResult:
+    text = output.text().rstrip("\n") or "(no output)"
+    if timed_out:
+        status = f"Timed out after {timeout:g} s: the command and its process group were killed."
+    elif code is not None and code < 0:
+        status = f"Killed by signal {_signal_name(-code)}."
+    else:
+        status = f"Exit code: {code}"
+    if lingering:
+        status += "\n[A background process the command started is still running; its later output is not captured.]"
+    return ToolResult(
+        output=f"{text}\n\n{status}",
+        is_error=timed_out or code != 0,
+        raw_output={"output": text, "exit_code": code, "timed_out": timed_out},
+    )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)

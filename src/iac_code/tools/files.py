@@ -1,0 +1,209 @@
+"""Helpers shared by the file tools: path arguments, binary sniffing, text decoding and atomic writes.
+
+`read_file` shows a file and `edit_file` matches in it through the same decoding (`decode_text`):
+a UTF-8 BOM is set aside, invalid bytes become U+FFFD in what the model sees, and lines are split
+on "\\n" only, with the "\\r" of a CRLF ending not shown. What the model reads it can therefore
+quote back as an `old_string`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import stat
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+from pydantic import AfterValidator
+
+from iac_code.tools.paths import display, resolve
+
+SNIFF_BYTES = 8192
+"""How much of a file's start is examined to decide whether it is binary."""
+
+BOM = codecs.BOM_UTF8
+T = TypeVar("T")
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"%PDF-", "PDF document"),
+    (b"PK\x03\x04", "ZIP archive"),
+    (b"PK\x05\x06", "ZIP archive"),
+    (b"\x1f\x8b", "gzip data"),
+    (b"\xfd7zXZ\x00", "xz data"),
+    (b"(\xb5/\xfd", "zstd data"),
+    (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"),
+    (b"Rar!\x1a\x07", "RAR archive"),
+    (b"\x7fELF", "ELF executable"),
+    (b"\xcf\xfa\xed\xfe", "Mach-O executable"),
+    (b"\xca\xfe\xba\xbe", "Mach-O or Java class file"),
+    (b"\x00asm", "WebAssembly module"),
+    (b"SQLite format 3\x00", "SQLite database"),
+    (b"wOFF", "WOFF font"),
+    (b"wOF2", "WOFF2 font"),
+    (b"\xff\xfe", "UTF-16 text"),
+    (b"\xfe\xff", "UTF-16 text"),
+)
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\b\x1b")
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+PathArg = Annotated[str, AfterValidator(_no_nul)]
+"""A path parameter: any string without NUL (relative paths are taken from the session cwd)."""
+
+
+def resolve_arg(cwd: Path, path: str | None) -> Path:
+    """The real absolute path of a tool's path argument (None or "" means `cwd`)."""
+    return resolve(cwd, path or ".")
+
+
+def shown(path: Path, cwd: Path) -> str:
+    """How results name `path`: relative to `cwd` when inside it ("." for cwd itself), else absolute."""
+    return "." if path == cwd else display(path, cwd)
+
+
+def sniff_binary(head: bytes) -> str | None:
+    """What kind of binary file starts with `head` ("PNG image", "binary data"), or None for text.
+
+    Known magic numbers are recognised first; then a NUL byte, or more than 30% of
+    characters that are neither decodable UTF-8 nor ordinary text controls, means binary.
+    """
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    if head.startswith(b"RIFF") and len(head) >= 12:
+        return {b"WEBP": "WebP image", b"WAVE": "WAV audio"}.get(head[8:12], "RIFF data")
+    if b"\x00" in head:
+        return "binary data"
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(head.removeprefix(BOM), final=False)
+    if text:
+        odd = sum(1 for c in text if c == "\ufffd" or (c < " " and c not in _TEXT_CONTROLS) or c == "\x7f")
+        if odd > 0.3 * len(text):
+            return "binary data"
+    return None
+
+
+def binary_message(name: str, kind: str, size: int) -> str:
+    """The one-line refusal for a binary file: its name, kind and size."""
+    return f"{name} is a binary file ({kind}, {size:,} bytes); only text files can be read or edited."
+
+
+def regular_file_error(path: Path, name: str) -> str | None:
+    """Why `path` cannot be read as a file (missing, a directory, a device...), or None if it can."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return f"{name} is a broken symbolic link (its target does not exist)."
+        return f"File not found: {name}. Use list_files or glob to find the right path."
+    except OSError as exc:
+        return f"Cannot access {name}: {exc.strerror or exc}."
+    if stat.S_ISDIR(st.st_mode):
+        return f"{name} is a directory, not a file. Use list_files to see its entries."
+    if not stat.S_ISREG(st.st_mode):
+        return f"{name} is not a regular file (a device, FIFO or socket); it cannot be read."
+    return None
+
+
+@dataclass(slots=True)
+class TextFile:
+    """A decoded text file.
+
+    `text` has the BOM removed; invalid UTF-8 bytes are kept as lone surrogates
+    (`surrogateescape`), so `encode()` gives back the exact original bytes.
+    """
+
+    text: str
+    bom: bool
+    valid_utf8: bool
+
+    def encode(self, text: str | None = None) -> bytes:
+        """`text` (default: this file's text) as bytes, with the BOM if the file had one."""
+        body = (self.text if text is None else text).encode("utf-8", "surrogateescape")
+        return (BOM + body) if self.bom else body
+
+
+def decode_text(data: bytes) -> TextFile:
+    """Decode file bytes as UTF-8, setting aside a BOM and keeping invalid bytes recoverable."""
+    bom = data.startswith(BOM)
+    body = data[len(BOM) :] if bom else data
+    try:
+        return TextFile(body.decode("utf-8"), bom, True)
+    except UnicodeDecodeError:
+        return TextFile(body.decode("utf-8", "surrogateescape"), bom, False)
+
+
+def printable(text: str) -> str:
+    """`text` with any undecodable bytes (lone surrogates) shown as U+FFFD, as `read_file` shows them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def read_capped(path: Path, limit: int) -> bytes | None:
+    """The bytes of `path`, or None if it is larger than `limit` bytes. Raises OSError."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    return None if len(data) > limit else data
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically (a temp file in the same directory, then a rename).
+
+    An existing file keeps its permission bits; a new file gets 0666 minus the umask. Missing
+    parent directories are created. Raises OSError (the temp file is removed).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    tmp = path.parent / f".iac-code-{os.urandom(6).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def count_lines(text: str) -> int:
+    """Lines in `text` the way `read_file` numbers them (a final line without "\\n" counts)."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+async def in_thread(fn: Callable[..., T], *args: object) -> T:
+    """Run the blocking `fn(*args, stop)` in a worker thread.
+
+    `stop` is a `threading.Event` set when the caller is cancelled (or done), so a long walk
+    or scan can end early instead of running on unseen; `asyncio.CancelledError` propagates.
+    """
+    stop = threading.Event()
+    try:
+        return await asyncio.to_thread(fn, *args, stop)
+    finally:
+        stop.set()

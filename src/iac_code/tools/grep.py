@@ -1,0 +1,373 @@
+"""`grep`: search file contents with a regular expression.
+
+ripgrep does the searching when its binary is available (the `ripgrep` package's, else `rg` on
+PATH), run as an asyncio subprocess that is killed on cancel; otherwise a Python search walks
+the same files (`walk.walk_files`) and gives the same results. Both:
+
+- search files in path order; skip `.git`, files ignored by `.gitignore`, symbolic links and
+  binary files (a NUL byte; an explicitly named binary file is refused);
+- filter by `glob` in Python (a glob without `/` matches file names at any depth), so the glob
+  only narrows the search and never brings back ignored files;
+- leave out sensitive files (`.env`, keys, cloud credentials; `paths.is_sensitive`) unless the
+  search root itself is one the user approved;
+- show at most `max_results` files or matching lines (default 100), each line clipped at 500
+  characters, about 50,000 characters in all, and say how much was left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import re
+import shutil
+import sysconfig
+import threading
+from collections import deque
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from iac_code.tools.files import SNIFF_BYTES, PathArg, binary_message, in_thread, resolve_arg, shown, sniff_binary
+from iac_code.tools.paths import is_sensitive
+from iac_code.tools.walk import glob_regex, walk_files
+
+OutputMode = Literal["files_with_matches", "content", "count"]
+
+DEFAULT_RESULTS = 100
+MAX_RESULTS = 1_000
+MAX_LINE_CHARS = 500
+MAX_OUTPUT_CHARS = 50_000
+_RG_COLUMNS = MAX_LINE_CHARS * 4  # bytes ripgrep prints of a long line: at least MAX_LINE_CHARS characters
+_RG_LINE_LIMIT = 8 << 20
+
+
+class GrepInput(ToolInput):
+    pattern: str = Field(
+        min_length=1,
+        description="Regular expression to search for (ripgrep/Rust syntax, e.g. `resource \"aws_s3_bucket\"` or `module\\s+\"vpc\"`).",
+    )
+    path: PathArg | None = Field(
+        default=None, description="File or directory to search. Defaults to the working directory."
+    )
+    glob: str | None = Field(
+        default=None,
+        description="Only search files matching this glob, e.g. `*.tf` or `*.{tf,tfvars}`. Without a `/` it matches file names at any depth; with one, paths relative to `path`.",
+    )
+    case_insensitive: bool = Field(default=False, description="Ignore case when matching.")
+    output_mode: OutputMode = Field(
+        default="files_with_matches",
+        description="`files_with_matches` (default): the files that match; `content`: the matching lines as `path:line:text`; `count`: matching lines per file.",
+    )
+    context: int | None = Field(
+        default=None, ge=0, le=20, description="Lines of context to show before and after each match (content mode only)."
+    )
+    max_results: int = Field(
+        default=DEFAULT_RESULTS,
+        ge=1,
+        le=MAX_RESULTS,
+        description="Most files (files_with_matches, count) or matching lines (content) to show.",
+    )
+
+
+class GrepTool(Tool):
+    """Search file contents with a regular expression (ripgrep, or an equivalent Python search)."""
+
+    name = "grep"
+    description = (
+        "Search file contents with a regular expression (ripgrep syntax). By default lists the files "
+        "that match; set output_mode to `content` for the matching lines (with `context` lines around "
+        "them) or `count` for counts per file. Narrow the search with `path` and `glob` (e.g. `*.tf`). "
+        "Files ignored by .gitignore, binary files and secrets files such as .env are skipped. Results "
+        "are capped by max_results."
+    )
+    input_model = GrepInput
+    kind = "search"
+    category = "read"
+
+    def title(self, params: GrepInput | None) -> str:  # type: ignore[override]
+        if params is None:
+            return "Grep"
+        title = f"Grep `{params.pattern}`"
+        if params.path:
+            title += f" in {params.path}"
+        return title + (f" ({params.glob})" if params.glob else "")
+
+    def paths(self, params: GrepInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+        return [resolve_arg(ctx.cwd, params.path)]
+
+    async def run(self, params: GrepInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        root = resolve_arg(ctx.cwd, params.path)
+        name = shown(root, ctx.cwd)
+        if root.is_file():
+            try:
+                with open(root, "rb") as f:
+                    kind = sniff_binary(f.read(SNIFF_BYTES))
+            except OSError as exc:
+                return ToolResult.error(f"Cannot read {name}: {exc.strerror or exc}.")
+            if kind is not None:
+                return ToolResult.error(binary_message(name, kind, root.stat().st_size))
+        elif not root.is_dir():
+            return ToolResult.error(f"Path not found: {name}.")
+        results = Results(params.output_mode, params.max_results, params.context or 0)
+        accept = _filter(root, params.glob, ctx.config_dir)
+        rg = ripgrep_binary()
+        if rg is not None:
+            error = await _search_rg(rg, root, params, results, accept)
+        else:
+            error = await in_thread(search_python, root, params, results, accept)
+        if error:
+            return ToolResult.error(error)
+        return ToolResult(output=results.render(lambda p: shown(p, ctx.cwd), params.pattern, name))
+
+
+@functools.cache
+def ripgrep_binary() -> str | None:
+    """The `rg` executable: the one installed beside this Python (the `ripgrep` package), else on PATH."""
+    bundled = os.path.join(sysconfig.get_path("scripts"), "rg")
+    if os.access(bundled, os.X_OK):
+        return bundled
+    return shutil.which("rg")
+
+
+def _filter(root: Path, glob: str | None, config_dir: Path):  # noqa: ANN202 - Callable[[Path], bool]
+    """Which found files may be reported: matching `glob`, and not sensitive (unless `root` is)."""
+    regex = glob_regex(glob) if glob else None
+    by_name = glob is not None and "/" not in glob
+    check_sensitive = not is_sensitive(root, config_dir)
+    single = root.is_file()
+
+    def accept(path: Path) -> bool:
+        if single:
+            return True
+        if check_sensitive and is_sensitive(path, config_dir):
+            return False
+        if regex is None:
+            return True
+        return regex.match(path.name if by_name else path.relative_to(root).as_posix()) is not None
+
+    return accept
+
+
+class Results:
+    """What a search found, kept within the output limits, with counts of what was left out.
+
+    Searches report in path order: `add_file` (files and count modes) or `add_line` (content mode,
+    matching and context lines of one file in line order).
+    """
+
+    def __init__(self, mode: OutputMode, limit: int, context: int) -> None:
+        self.mode, self.limit, self.context = mode, limit, context
+        self.files: list[tuple[Path, int]] = []
+        self.lines: list[tuple[Path, int, bool, str]] = []
+        self.total_files = self.total_matches = self.shown_matches = 0
+        self._chars = 0
+        self._full = False
+        self._last_match: tuple[Path, int] | None = None  # the last shown match
+        self._last_file: Path | None = None
+
+    def add_file(self, path: Path, count: int) -> None:
+        """A file with `count` matching lines (files_with_matches: count 1)."""
+        self.total_files += 1
+        self.total_matches += count
+        if len(self.files) < self.limit and self._chars < MAX_OUTPUT_CHARS:
+            self.files.append((path, count))
+            self._chars += len(str(path)) + 8
+
+    def add_line(self, path: Path, number: int, is_match: bool, text: str) -> None:
+        """A matching or context line (`number` 1-based) of `path`."""
+        if is_match:
+            self.total_matches += 1
+            if path != self._last_file:
+                self.total_files += 1
+                self._last_file = path
+            if self._full:
+                return
+            self.shown_matches += 1
+            self._last_match = (path, number)
+            self._full = self.shown_matches >= self.limit or self._chars >= MAX_OUTPUT_CHARS
+        elif self._full:
+            last = self._last_match
+            if last is None or path != last[0] or not last[1] < number <= last[1] + self.context:
+                return
+        text = text[:-1] if text.endswith("\r") else text
+        if len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + " [... line clipped]"
+        self.lines.append((path, number, is_match, text))
+        self._chars += len(text) + len(str(path)) + 10
+
+    def render(self, name_of, pattern: str, where: str) -> str:  # noqa: ANN001 - name_of: Callable[[Path], str]
+        """The text the model sees; `name_of` turns a found path into its display name."""
+        if self.total_files == 0:
+            return f"No matches for `{pattern}` in {where}."
+        if self.mode == "content":
+            out = self._render_lines(name_of)
+            left = self.total_matches - self.shown_matches
+            if left:
+                out.append(
+                    f"[{left:,} more matching lines not shown ({self.total_matches:,} in {self.total_files:,} files "
+                    "in all). Narrow the search (path, glob, pattern) or raise max_results.]"
+                )
+            return "\n".join(out)
+        if self.mode == "count":
+            out = [f"{name_of(p)}:{n}" for p, n in self.files]
+            summary = f"[{self.total_matches:,} matching lines in {self.total_files:,} files"
+        else:
+            out = [name_of(p) for p, _ in self.files]
+            summary = f"[{self.total_files:,} files match"
+        left = self.total_files - len(self.files)
+        if left:
+            out.append(f"{summary}; {left:,} not shown. Narrow the search (path, glob, pattern) or raise max_results.]")
+        elif self.mode == "count":
+            out.append(summary + ".]")
+        return "\n".join(out)
+
+    def _render_lines(self, name_of) -> list[str]:  # noqa: ANN001
+        out: list[str] = []
+        previous: tuple[Path, int] | None = None
+        for path, number, is_match, text in self.lines:
+            if previous is not None and (previous[0] != path or previous[1] + 1 != number) and self.context:
+                out.append("--")
+            out.append(f"{name_of(path)}{':' if is_match else '-'}{number}{':' if is_match else '-'}{text}")
+            previous = (path, number)
+        return out
+
+
+# ----- ripgrep -----
+
+
+async def _search_rg(rg: str, root: Path, params: GrepInput, results: Results, accept) -> str | None:  # noqa: ANN001
+    """Run ripgrep and feed `results`; returns an error message, or None."""
+    args = [
+        "--no-config", "--color=never", "--no-messages", "--null", "--with-filename", "--line-number",
+        "--no-heading", "--sort=path", "--hidden", "--no-require-git", "--no-ignore-global",
+        "--no-ignore-exclude", "--no-ignore-dot", "--glob=!.git", f"--max-columns={_RG_COLUMNS}",
+        "--max-columns-preview",
+    ]  # fmt: skip
+    if params.case_insensitive:
+        args.append("--ignore-case")
+    if params.output_mode == "files_with_matches":
+        args.append("--files-with-matches")
+    elif params.output_mode == "count":
+        args.append("--count")
+    elif params.context:
+        args.append(f"--context={params.context}")
+    args += ["--regexp", params.pattern, "--", str(root)]
+    proc = await asyncio.create_subprocess_exec(
+        rg, *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, limit=_RG_LINE_LIMIT,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr = asyncio.create_task(_read_capped(proc.stderr, 8192))
+    try:
+        separator = b"\0" if params.output_mode == "files_with_matches" else b"\n"
+        while record := await _read_record(proc.stdout, separator):
+            _take_rg_record(record, params.output_mode, results, accept)
+        code = await proc.wait()
+        message = (await stderr).decode("utf-8", "replace").strip()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        stderr.cancel()
+    if code == 2 and results.total_files == 0 and message:
+        return f"grep failed: {message}"
+    return None
+
+
+async def _read_record(stream: asyncio.StreamReader, separator: bytes) -> bytes:
+    try:
+        return (await stream.readuntil(separator))[:-1]
+    except asyncio.IncompleteReadError as exc:
+        return exc.partial
+
+
+async def _read_capped(stream: asyncio.StreamReader, limit: int) -> bytes:
+    kept = b""
+    while chunk := await stream.read(65536):
+        kept = (kept + chunk)[:limit]
+    return kept
+
+
+def _take_rg_record(record: bytes, mode: OutputMode, results: Results, accept) -> None:  # noqa: ANN001
+    if mode == "files_with_matches":
+        path = Path(os.fsdecode(record))
+        if accept(path):
+            results.add_file(path, 1)
+        return
+    raw_path, sep, rest = record.partition(b"\0")
+    if not sep:  # the `--` between context groups
+        return
+    path = Path(os.fsdecode(raw_path))
+    if not accept(path):
+        return
+    if mode == "count":
+        results.add_file(path, int(rest))
+        return
+    match = re.match(rb"(\d+)([:-])", rest)
+    if match is None:
+        return
+    text = rest[match.end() :].decode("utf-8", "replace")
+    results.add_line(path, int(match[1]), match[2] == b":", text)
+
+
+# ----- the Python search -----
+
+
+def search_python(root: Path, params: GrepInput, results: Results, accept, stop: threading.Event) -> str | None:  # noqa: ANN001
+    """Search like `_search_rg`, in Python (`re` syntax); returns an error message, or None."""
+    try:
+        regex = re.compile(params.pattern, re.IGNORECASE if params.case_insensitive else 0)
+    except re.error as exc:
+        return f"grep failed: invalid regular expression: {exc}"
+    if root.is_file():
+        files = [root]
+    else:
+        files = (e.path for e in walk_files(root, include_links=False, stop=stop))
+    context = (params.context or 0) if params.output_mode == "content" else 0
+    for path in files:
+        if stop.is_set():
+            break
+        if not accept(path):
+            continue
+        try:
+            _search_file(path, regex, params.output_mode, context, results, explicit=path == root)
+        except OSError:
+            continue
+    return None
+
+
+def _search_file(path: Path, regex: re.Pattern[str], mode: OutputMode, context: int, results: Results, explicit: bool) -> None:
+    """Search one file; a NUL byte before the end of what must be read marks it binary (skipped)."""
+    hits: list[tuple[int, bool, str]] = []
+    matches = 0
+    before: deque[tuple[int, str]] = deque(maxlen=context)
+    after = 0
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            if b"\0" in raw and not explicit:
+                return
+            text = raw.rstrip(b"\n").decode("utf-8", "replace")
+            if regex.search(text):
+                matches += 1
+                if mode == "files_with_matches":
+                    break
+                if mode == "content":
+                    hits.extend((n, False, t) for n, t in before)
+                    before.clear()
+                    hits.append((number, True, text))
+                    after = context
+            elif after:
+                hits.append((number, False, text))
+                after -= 1
+            elif context:
+                before.append((number, text))
+    if not matches:
+        return
+    if mode == "content":
+        for number, is_match, text in hits:
+            results.add_line(path, number, is_match, text)
+    else:
+        results.add_file(path, matches)

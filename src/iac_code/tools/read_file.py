@@ -1,0 +1,236 @@
+"""`read_file`: show a text file's lines, numbered like `cat -n`.
+
+Limits: 2,000 lines per call, each line clipped at 2,000 characters, about 100,000 characters of
+output; a footer says which lines were shown and where to continue. Files of any size are read in
+64 KiB chunks, so memory stays bounded (a 200 MB single-line file costs no more than a short one).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import threading
+from pathlib import Path
+from typing import BinaryIO
+
+from pydantic import Field
+
+from iac_code.agent.events import Location
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from iac_code.tools.files import (
+    BOM,
+    SNIFF_BYTES,
+    PathArg,
+    binary_message,
+    in_thread,
+    regular_file_error,
+    resolve_arg,
+    shown,
+    sniff_binary,
+)
+
+MAX_LINES = 2_000
+MAX_LINE_CHARS = 2_000
+MAX_OUTPUT_CHARS = 100_000
+CHUNK = 1 << 16
+_KEEP_BYTES = MAX_LINE_CHARS * 4  # enough bytes for MAX_LINE_CHARS characters of any UTF-8 text
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+
+
+class ReadFileInput(ToolInput):
+    path: PathArg = Field(description="The file to read, relative to the working directory or absolute.")
+    start_line: int | None = Field(
+        default=None, ge=1, description="First line to show (1-based). Defaults to 1."
+    )
+    end_line: int | None = Field(
+        default=None,
+        ge=1,
+        description=f"Last line to show (inclusive). Defaults to {MAX_LINES:,} lines after start_line.",
+    )
+
+
+class ReadFileTool(Tool):
+    """Read a text file as numbered lines; binary files are refused with a one-line description."""
+
+    name = "read_file"
+    description = (
+        "Read a text file. Lines are numbered like `cat -n` (line number, a tab, then the line); "
+        "the numbers are not part of the file, so leave them out when you quote text to edit_file. "
+        f"Shows up to {MAX_LINES:,} lines per call, starting at start_line; lines longer than "
+        f"{MAX_LINE_CHARS:,} characters are clipped. When there is more, a footer gives the next "
+        "start_line. Binary files (images, archives, executables) are refused. Read a file before "
+        "editing it."
+    )
+    input_model = ReadFileInput
+    kind = "read"
+    category = "read"
+
+    def title(self, params: ReadFileInput | None) -> str:  # type: ignore[override]
+        if params is None:
+            return "Read file"
+        if params.start_line is None and params.end_line is None:
+            return f"Read {params.path}"
+        if params.end_line is None:
+            return f"Read {params.path} (from line {params.start_line})"
+        return f"Read {params.path} (lines {params.start_line or 1}-{params.end_line})"
+
+    def paths(self, params: ReadFileInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+        return [resolve_arg(ctx.cwd, params.path)]
+
+    def locations(self, params: ReadFileInput, ctx: ToolContext) -> list[Location]:  # type: ignore[override]
+        return [Location(str(resolve_arg(ctx.cwd, params.path)), params.start_line)]
+
+    async def run(self, params: ReadFileInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        start = params.start_line or 1
+        if params.end_line is not None and params.end_line < start:
+            return ToolResult.error(f"end_line ({params.end_line}) is before start_line ({start}).")
+        path = resolve_arg(ctx.cwd, params.path)
+        name = shown(path, ctx.cwd)
+        error = regular_file_error(path, name)
+        if error:
+            return ToolResult.error(error)
+        count = MAX_LINES if params.end_line is None else min(MAX_LINES, params.end_line - start + 1)
+        try:
+            return await in_thread(_read, path, name, start, count, params.end_line)
+        except OSError as exc:
+            return ToolResult.error(f"Cannot read {name}: {exc.strerror or exc}.")
+
+
+class _Line:
+    """One line as read: up to `_KEEP_BYTES` of its bytes, its full size and extra characters."""
+
+    __slots__ = ("head", "size", "extra_chars")
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.size = 0  # bytes, without the "\n"
+        self.extra_chars = 0  # characters beyond `head`
+
+    def add(self, piece: bytes) -> None:
+        room = _KEEP_BYTES - len(self.head)
+        if room > 0:
+            self.head += piece[:room]
+        rest = piece[max(room, 0) :]
+        if rest:
+            self.extra_chars += len(rest.translate(None, _CONTINUATION_BYTES))
+        self.size += len(piece)
+
+
+def _read(path: Path, name: str, start: int, count: int, end_line: int | None, stop: threading.Event) -> ToolResult:
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(SNIFF_BYTES)
+        kind = sniff_binary(head)
+        if kind is not None:
+            return ToolResult.error(binary_message(name, kind, size))
+        f.seek(len(BOM) if head.startswith(BOM) else 0)
+        newlines, pending = _skip(f, start - 1, stop)
+        lines, more_newlines, pending = _collect(f, pending, count, stop)
+        newlines += more_newlines + pending.count(b"\n")
+        while chunk := f.read(CHUNK):
+            if stop.is_set():
+                break
+            newlines += chunk.count(b"\n")
+        ends_open = size > 0 and _last_byte(f, size) != b"\n"
+    total = newlines + (1 if ends_open else 0)
+    return _render(name, lines, start, total, end_line)
+
+
+def _skip(f: BinaryIO, skip: int, stop: threading.Event) -> tuple[int, bytes]:
+    """Read past `skip` lines; returns the newlines passed and the bytes read after them."""
+    passed = 0
+    while passed < skip and not stop.is_set():
+        chunk = f.read(CHUNK)
+        if not chunk:
+            break
+        found = chunk.count(b"\n")
+        if passed + found < skip:
+            passed += found
+            continue
+        pos = -1
+        for _ in range(skip - passed):
+            pos = chunk.index(b"\n", pos + 1)
+        return skip, chunk[pos + 1 :]
+    return passed, b""
+
+
+def _collect(f: BinaryIO, pending: bytes, count: int, stop: threading.Event) -> tuple[list[_Line], int, bytes]:
+    """Read up to `count` lines (fewer once the output budget is spent).
+
+    Returns the lines, the newlines consumed and the bytes read past the last line.
+    """
+    lines: list[_Line] = []
+    newlines = 0
+    budget = MAX_OUTPUT_CHARS
+    line = _Line()
+    while not stop.is_set():
+        chunk = pending or f.read(CHUNK)
+        pending = b""
+        if not chunk:
+            if line.size:
+                lines.append(line)
+            return lines, newlines, b""
+        i = 0
+        while True:
+            nl = chunk.find(b"\n", i)
+            line.add(chunk[i : len(chunk) if nl < 0 else nl])
+            if nl < 0:
+                break
+            newlines += 1
+            lines.append(line)
+            budget -= min(line.size, MAX_LINE_CHARS) + 8
+            line = _Line()
+            i = nl + 1
+            if len(lines) >= count or budget <= 0:
+                return lines, newlines, chunk[i:]
+    return lines, newlines, b""
+
+
+def _last_byte(f: BinaryIO, size: int) -> bytes:
+    f.seek(size - 1)
+    return f.read(1)
+
+
+def _render(name: str, lines: list[_Line], start: int, total: int, end_line: int | None) -> ToolResult:
+    if total == 0:
+        return ToolResult(output=f"({name} is empty.)")
+    if start > total:
+        return ToolResult.error(f"start_line {start} is past the end of {name}, which has {total:,} lines.")
+    out: list[str] = []
+    used = 0
+    invalid = crlf = clipped_any = False
+    for number, line in enumerate(lines, start):
+        clipped = line.size > len(line.head)
+        data = bytes(line.head)
+        if clipped:
+            text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=False)
+            invalid = invalid or "\ufffd" in text
+        else:
+            if data.endswith(b"\r"):
+                data, crlf = data[:-1], True
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text, invalid = data.decode("utf-8", "replace"), True
+        length = len(text) + line.extra_chars
+        if length > MAX_LINE_CHARS:
+            text = f"{text[:MAX_LINE_CHARS]} [... line clipped: {length:,} characters in all]"
+            clipped_any = True
+        entry = f"{number:>6}\t{text}"
+        if out and used + len(entry) > MAX_OUTPUT_CHARS:
+            break
+        out.append(entry)
+        used += len(entry) + 1
+    last = start + len(out) - 1
+    notes: list[str] = []
+    if last < total and (end_line is None or last < end_line):
+        notes.append(f"[Showing lines {start}-{last} of {total:,}. Continue with start_line={last + 1}.]")
+    elif start > 1 or last < total:
+        notes.append(f"[Showing lines {start}-{last} of {total:,}.]")
+    if crlf:
+        notes.append("[Lines end with CRLF; the CR is not shown. edit_file keeps the line endings.]")
+    if invalid:
+        notes.append("[The file is not valid UTF-8: undecodable bytes are shown as U+FFFD.]")
+    if clipped_any:
+        notes.append("[Some lines were clipped; use grep or bash (e.g. `cut -c`) to see more of them.]")
+    return ToolResult(output="\n".join(out + notes))

@@ -1,0 +1,178 @@
+"""`web_fetch`: fetch an http(s) URL and return its text, HTML converted to Markdown.
+
+Limits: 5 redirects (each target checked like the first URL), 5 MB of body, 20 s per request
+(10 s to connect), 60 s in all; the text returned is cut at `max_length` characters (default
+50,000). Host names are resolved and every address is checked: loopback, private, link-local
+and other non-global addresses are refused unless `allow_private_fetch` is set
+(`IAC_CODE_ALLOW_PRIVATE_FETCH=1`). The check happens before each request, so a host that
+changes its DNS answer between the check and the connection is not caught.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from pydantic import Field
+
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from iac_code.tools.files import SNIFF_BYTES, sniff_binary
+
+if TYPE_CHECKING:
+    import httpx
+
+MAX_REDIRECTS = 5
+MAX_BODY_BYTES = 5 << 20
+DEFAULT_LENGTH = 50_000
+MAX_LENGTH = 200_000
+REQUEST_TIMEOUT = 20.0
+CONNECT_TIMEOUT = 10.0
+TOTAL_TIMEOUT = 60.0
+USER_AGENT = "iac-code (web_fetch)"
+_TEXT_TYPES = ("application/json", "application/xml", "application/yaml", "application/x-yaml", "application/javascript")
+
+
+class WebFetchInput(ToolInput):
+    url: str = Field(min_length=1, description="The http:// or https:// URL to fetch.")
+    max_length: int = Field(
+        default=DEFAULT_LENGTH,
+        ge=1_000,
+        le=MAX_LENGTH,
+        description=f"Most characters of text to return (default {DEFAULT_LENGTH:,}, at most {MAX_LENGTH:,}).",
+    )
+
+
+class FetchRefused(Exception):
+    """The URL may not be fetched (scheme, host or address); the message says why."""
+
+
+class WebFetchTool(Tool):
+    """Fetch a web page or text document over http(s); HTML comes back as Markdown."""
+
+    name = "web_fetch"
+    description = (
+        "Fetch a web page or text document (e.g. provider documentation, a module README, a JSON "
+        "API response) over http or https. HTML is converted to Markdown; other text is returned "
+        "as is; binary content is refused. Redirects are followed (up to 5). Local and private "
+        "network addresses are refused."
+    )
+    input_model = WebFetchInput
+    kind = "fetch"
+    category = "read"
+
+    def title(self, params: WebFetchInput | None) -> str:  # type: ignore[override]
+        return "Fetch" if params is None else f"Fetch {params.url}"
+
+    async def run(self, params: WebFetchInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        import httpx  # deferred: start-up time
+
+        try:
+            async with asyncio.timeout(TOTAL_TIMEOUT):
+                async with httpx.AsyncClient(
+                    follow_redirects=False,
+                    timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
+                    headers={"User-Agent": USER_AGENT, "Accept": "text/html, text/markdown, text/plain, */*;q=0.5"},
+                ) as client:
+                    return await _fetch(client, params, ctx.allow_private_fetch)
+        except FetchRefused as exc:
+            return ToolResult.error(str(exc))
+        except TimeoutError:
+            return ToolResult.error(f"Fetching {params.url} took longer than {TOTAL_TIMEOUT:.0f} s; gave up.")
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+            return ToolResult.error(f"Fetching {params.url} failed: {type(exc).__name__}: {exc}")
+
+
+async def _fetch(client: httpx.AsyncClient, params: WebFetchInput, allow_private: bool) -> ToolResult:
+    url = params.url
+    for _ in range(MAX_REDIRECTS + 1):
+        await check_url(url, allow_private)
+        async with client.stream("GET", url) as response:
+            if response.is_redirect and "location" in response.headers:
+                url = str(response.url.join(response.headers["location"]))
+                continue
+            body, truncated = await _read_body(response)
+            return _result(params, response, body, truncated)
+    raise FetchRefused(f"Too many redirects (more than {MAX_REDIRECTS}) starting at {params.url}; last: {url}")
+
+
+async def check_url(url: str, allow_private: bool) -> None:
+    """Raise `FetchRefused` unless `url` is http(s) with a host whose every address may be reached."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise FetchRefused(f"Only http and https URLs can be fetched, not {url!r}.")
+    host = parts.hostname
+    if not host:
+        raise FetchRefused(f"The URL {url!r} has no host.")
+    if allow_private:
+        return
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise FetchRefused(f"The URL {url!r} has an invalid port.") from None
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise FetchRefused(f"Cannot resolve {host}: {exc.strerror or exc}.") from None
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%")[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if not address.is_global or address.is_multicast:
+            raise FetchRefused(
+                f"Refused to fetch {url}: {host} resolves to {address}, a local, private or reserved "
+                "address. (Set IAC_CODE_ALLOW_PRIVATE_FETCH=1 to allow such addresses.)"
+            )
+
+
+async def _read_body(response: httpx.Response) -> tuple[bytes, bool]:
+    """Up to MAX_BODY_BYTES of the body, and whether there was more."""
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return b"".join(chunks)[:MAX_BODY_BYTES], True
+    return b"".join(chunks), False
+
+
+def _result(params: WebFetchInput, response: httpx.Response, body: bytes, truncated: bool) -> ToolResult:
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    status = f"{response.status_code} {response.reason_phrase}".strip()
+    textual = content_type.startswith("text/") or content_type in _TEXT_TYPES or content_type.endswith(("+json", "+xml"))
+    if (content_type and not textual) or (not content_type and sniff_binary(body[:SNIFF_BYTES])):
+        return ToolResult.error(
+            f"{response.url} returned {content_type} content ({len(body):,} bytes{'+' if truncated else ''}), "
+            "which is not text; web_fetch only returns text."
+        )
+    try:
+        text = body.decode(response.charset_encoding or "utf-8", "replace")
+    except LookupError:  # an unknown charset name
+        text = body.decode("utf-8", "replace")
+    if content_type in ("text/html", "application/xhtml+xml"):
+        text = _to_markdown(text)
+    header = f"URL: {response.url}\nStatus: {status}\nContent-Type: {content_type or 'unknown'}\n\n"
+    if len(text) > params.max_length:
+        text = text[: params.max_length] + (
+            f"\n\n[... {len(text) - params.max_length:,} more characters not shown; raise max_length "
+            f"(at most {MAX_LENGTH:,}) to see more.]"
+        )
+    elif truncated:
+        text += f"\n\n[... the response was cut at {MAX_BODY_BYTES >> 20} MB.]"
+    if response.is_error:
+        return ToolResult.error(f"HTTP {status} from {response.url}\n\n{text}")
+    return ToolResult(output=header + text)
+
+
+def _to_markdown(html: str) -> str:
+    from markdownify import markdownify  # deferred: start-up time
+
+    markdown = markdownify(html, heading_style="ATX")
+    lines = [line.rstrip() for line in markdown.splitlines()]
+    out: list[str] = []
+    for line in lines:  # collapse runs of blank lines
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip()

@@ -1,0 +1,121 @@
+"""`write_file`: create or overwrite a file with exactly the given text.
+
+The content is written as UTF-8 with no newline translation, atomically (a temp file in the same
+directory, then a rename), keeping an existing file's permission bits; parent directories are
+created. The call carries a diff against the old content, also in the permission request.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from iac_code.agent.events import DiffContent, Location
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.tools.files import (
+    SNIFF_BYTES,
+    PathArg,
+    atomic_write,
+    count_lines,
+    decode_text,
+    printable,
+    read_capped,
+    resolve_arg,
+    shown,
+    sniff_binary,
+)
+
+MAX_DIFF_BYTES = 2 << 20
+"""Old content larger than this is not put in the diff (a placeholder stands for it)."""
+
+
+class WriteFileInput(ToolInput):
+    path: PathArg = Field(description="The file to write, relative to the working directory or absolute. Missing parent directories are created.")
+    content: str = Field(description="The complete new content of the file, written exactly as given (include the final newline if the file should end with one).")
+
+
+class WriteFileTool(Tool):
+    """Create or overwrite a file; the call shows a diff against the previous content."""
+
+    name = "write_file"
+    description = (
+        "Create a file, or replace an existing file's whole content, with exactly the text given. "
+        "Parent directories are created. To change part of an existing file, prefer edit_file; read "
+        "a file before overwriting it."
+    )
+    input_model = WriteFileInput
+    kind = "edit"
+    category = "write"
+
+    def title(self, params: WriteFileInput | None) -> str:  # type: ignore[override]
+        return "Write file" if params is None else f"Write {params.path}"
+
+    def paths(self, params: WriteFileInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+        return [resolve_arg(ctx.cwd, params.path)]
+
+    async def preview(self, params: WriteFileInput, ctx: ToolContext) -> ToolPreview:  # type: ignore[override]
+        path = resolve_arg(ctx.cwd, params.path)
+        old = _old_text(path, shown(path, ctx.cwd))
+        if isinstance(old, _Problem):
+            return ToolPreview(error=old.message)
+        return ToolPreview(content=[DiffContent(str(path), params.content, old)], locations=[Location(str(path))])
+
+    async def run(self, params: WriteFileInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        path = resolve_arg(ctx.cwd, params.path)
+        name = shown(path, ctx.cwd)
+        old = _old_text(path, name)
+        if isinstance(old, _Problem):
+            return ToolResult.error(old.message)
+        try:
+            data = params.content.encode("utf-8")
+        except UnicodeEncodeError:
+            return ToolResult.error("content contains characters that cannot be written as UTF-8 (lone surrogates).")
+        try:
+            atomic_write(path, data)
+        except OSError as exc:
+            return ToolResult.error(f"Cannot write {name}: {exc.strerror or exc}.")
+        lines = count_lines(params.content)
+        if old is None:
+            summary = f"Created {name} ({lines:,} lines, {len(data):,} bytes)."
+        else:
+            summary = f"Wrote {name} ({lines:,} lines, {len(data):,} bytes), replacing its previous content."
+        return ToolResult(
+            output=summary,
+            content=[DiffContent(str(path), params.content, old)],
+            locations=[Location(str(path))],
+        )
+
+
+class _Problem:
+    """Why the file cannot be written (a message for the model)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _old_text(path: Path, name: str) -> str | None | _Problem:
+    """The current text of `path` for the diff: None if it does not exist, or a `_Problem`."""
+    if path.is_dir():
+        return _Problem(f"{name} is a directory; give a file path.")
+    if not path.exists():
+        for parent in path.parents:
+            if parent.exists():
+                if not parent.is_dir():
+                    return _Problem(f"Cannot create {name}: {parent} is a file, not a directory.")
+                break
+        return None
+    if not path.is_file():
+        return _Problem(f"{name} is not a regular file (a device, FIFO or socket); it cannot be written.")
+    try:
+        data = read_capped(path, MAX_DIFF_BYTES)
+    except OSError as exc:
+        return _Problem(f"Cannot read {name}: {exc.strerror or exc}.")
+    size = os.path.getsize(path)
+    if data is None:
+        return f"[previous content: {size:,} bytes, too large to show]"
+    kind = sniff_binary(data[:SNIFF_BYTES])
+    if kind is not None:
+        return f"[previous content: binary file ({kind}, {size:,} bytes)]"
+    return printable(decode_text(data).text)
