@@ -1,0 +1,693 @@
+"""The iac-tui application: layout, key bindings, and the glue between the agent and the widgets.
+
+The agent runs as a separate process. `AgentConnection` (in a Textual worker on the app's own
+loop) spawns it and keeps the ACP connection; `TuiClient` turns what the agent sends into
+messages (`iac_tui.messages`) that the handlers below route to the widgets, in arrival order.
+Requests to the agent (prompt, cancel, sessions, settings) run in workers too, so the UI never
+waits on the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import acp
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import var
+from textual.widgets import Footer
+
+from iac_tui import config
+from iac_tui import messages as m
+from iac_tui.client import TuiClient
+from iac_tui.connection import AgentConnection
+from iac_tui.display import home_relative
+from iac_tui.file_index import list_project_files
+from iac_tui.history import PromptHistory
+from iac_tui.launch import AgentCommand, agent_environment, default_agent_command
+from iac_tui.mentions import build_prompt
+from iac_tui.screens.help import HelpScreen
+from iac_tui.screens.sessions import SessionChoice, SessionPicker
+from iac_tui.screens.settings import SettingPicker
+from iac_tui.state import Setting, SessionState
+from iac_tui.stderr_log import new_log_path
+from iac_tui.widgets.completion import CompletionList
+from iac_tui.widgets.conversation import Conversation
+from iac_tui.widgets.permission import PermissionPrompt
+from iac_tui.widgets.prompt import Command, PromptArea
+from iac_tui.widgets.status import StatusBar
+from iac_tui.widgets.tool_call import ToolCallPanel
+from iac_tui.widgets.working import WorkingIndicator
+
+STOP_REASONS = {
+    "cancelled": ("Cancelled.", "warning"),
+    "max_tokens": ("Stopped: the model reached its output token limit (max_tokens).", "warning"),
+    "max_turn_requests": ("Stopped: the turn reached its limit of model requests (max_turn_requests).", "warning"),
+    "refusal": ("Stopped: the model refused to go on (refusal).", "warning"),
+}
+FILE_INDEX_TTL = 10.0
+MAX_SESSION_PAGES = 20
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, acp.RequestError):
+        data = exc.data
+        if isinstance(data, dict) and data:
+            detail = "; ".join(f"{k}: {v}" for k, v in data.items())
+            return f"{exc} ({detail})"
+        return str(exc)
+    return str(exc) or type(exc).__name__
+
+
+class IacTui(App[None]):
+    """The terminal client. `project` is the directory the agent works in.
+
+    `agent` replaces the default `iac-code acp` command; `model`/`mode` are applied to the first
+    session; `resume` loads a session by id and `continue_last` the project's most recent one.
+    `env` adds variables to the agent's environment. `animations=False` stops the spinner and the
+    cursor blink (for snapshots); `cwd_label` replaces the directory shown in the status bar.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "iac-tui"
+    ENABLE_COMMAND_PALETTE = False
+
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel"),
+        Binding("ctrl+s", "sessions", "Sessions"),
+        Binding("ctrl+n", "new_session", "New"),
+        Binding("f2", "pick('model')", "Model"),
+        Binding("f3", "pick('mode')", "Mode"),
+        Binding("f4", "pick('thought_level')", "Thinking"),
+        Binding("ctrl+t", "toggle_thoughts", "Thoughts"),
+        Binding("ctrl+o", "toggle_outputs", "Outputs"),
+        Binding("ctrl+r", "restart_agent", "Restart agent"),
+        Binding("f1", "help", "Help"),
+    ]
+
+    busy: var[bool] = var(False, bindings=True)
+    agent_state: var[str] = var("starting", bindings=True)
+
+    class SessionOpened(Message):
+        """A session was created, loaded, forked or resumed (after any replay)."""
+
+        def __init__(self, session_id: str, how: str, note: str | None = None) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.how = how
+            self.note = note
+
+    def __init__(
+        self,
+        project: str | Path = ".",
+        *,
+        agent: AgentCommand | None = None,
+        model: str | None = None,
+        mode: str | None = None,
+        resume: str | None = None,
+        continue_last: bool = False,
+        env: Mapping[str, str] | None = None,
+        animations: bool = True,
+        log_dir: Path | None = None,
+        history_file: Path | None = None,
+        cwd_label: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.project = Path(project).expanduser().resolve()
+        self.agent_command = agent or default_agent_command()
+        self.initial_model = model
+        self.initial_mode = mode
+        self.resume_id = resume
+        self.continue_last = continue_last
+        self.extra_env = dict(env or {})
+        self.animations = animations
+        self.log_dir = log_dir or config.logs_dir()
+        self.cwd_label = cwd_label or home_relative(self.project)
+        self.history = PromptHistory(history_file, str(self.project))
+        self.state = SessionState()
+        self.client: TuiClient | None = None
+        self.connection: AgentConnection | None = None
+        self.agent_info: Any = None
+        self._restoring = False
+        self._files: list[str] = []
+        self._files_at = 0.0
+        self._indexing = False
+
+    # ----- layout -----
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(self.project)
+        with Vertical(id="input-area"):
+            yield WorkingIndicator(animate=self.animations)
+            yield CompletionList()
+            yield PromptArea(
+                self.history,
+                cursor_blink=self.animations,
+                placeholder="Ask the agent…  (/ commands, @ attach a file, f1 help)",
+            )
+        yield StatusBar()
+        yield Footer()
+
+    @property
+    def conversation(self) -> Conversation:
+        """The conversation view."""
+        return self.query_one(Conversation)
+
+    @property
+    def prompt(self) -> PromptArea:
+        """The prompt editor."""
+        return self.query_one(PromptArea)
+
+    @property
+    def indicator(self) -> WorkingIndicator:
+        """The working indicator."""
+        return self.query_one(WorkingIndicator)
+
+    @property
+    def status(self) -> StatusBar:
+        """The status bar."""
+        return self.query_one(StatusBar)
+
+    def on_mount(self) -> None:
+        prompt = self.prompt
+        prompt.completion = self.query_one(CompletionList)
+        prompt.files = self._project_files
+        prompt.focus()
+        self.status.set_cwd(self.cwd_label)
+        self.status.set_title("starting the agent…")
+        self.start_agent()
+
+    # ----- the agent process -----
+
+    def start_agent(self) -> None:
+        """Spawn the agent (again) in a worker."""
+        self.agent_state = "starting"
+        self.run_worker(self._run_agent(), group="agent", exclusive=True, exit_on_error=False, name="agent")
+
+    async def _run_agent(self) -> None:
+        client = TuiClient(self.post_message, self.project)
+        client.session_id = self.state.session_id
+        self.client = client
+        try:
+            log_path: Path | None = new_log_path(self.log_dir)
+        except OSError:
+            log_path = None
+        connection = AgentConnection(self.agent_command, client, self.project, agent_environment(extra=self.extra_env), log_path)
+        self.connection = connection
+        outcome = await connection.run(self._on_agent_ready)
+        self.post_message(
+            m.AgentStopped(outcome.reason, outcome.returncode, connection.stderr.tail(20), str(log_path) if log_path else None)
+        )
+
+    async def _on_agent_ready(self, response: Any) -> None:
+        self.agent_info = response
+        self.agent_state = "ready"
+        try:
+            if self._restoring and self.state.session_id:
+                await self._reattach(self.state.session_id)
+            else:
+                await self._open_first_session()
+        except (ConnectionError, acp.RequestError) as exc:
+            await self.conversation.note(f"Could not open a session: {_error_text(exc)}", "error")
+        self._restoring = False
+
+    @property
+    def conn(self) -> Any:
+        """The live ACP connection, or None."""
+        return self.connection.conn if self.connection is not None and self.connection.alive else None
+
+    @property
+    def capabilities(self) -> Any:
+        """The agent's `agentCapabilities` (None before initialize)."""
+        return getattr(self.agent_info, "agent_capabilities", None)
+
+    def _session_capability(self, name: str) -> bool:
+        caps = getattr(self.capabilities, "session_capabilities", None)
+        return getattr(caps, name, None) is not None
+
+    @property
+    def can_load(self) -> bool:
+        """The agent supports `session/load`."""
+        return bool(getattr(self.capabilities, "load_session", False))
+
+    # ----- sessions -----
+
+    async def _open_first_session(self) -> None:
+        if self.resume_id:
+            await self._load_session(self.resume_id)
+        elif self.continue_last:
+            sessions = await self._list_sessions()
+            if sessions:
+                await self._load_session(sessions[0].session_id)
+            else:
+                await self._new_session(note="No earlier session in this project: started a new one.")
+        else:
+            await self._new_session()
+        await self._apply_initial_settings()
+
+    async def _enter(self, session_id: str) -> None:
+        """Show `session_id` from now on: an empty conversation and fresh state."""
+        await self._close_current()
+        await self.conversation.clear()
+        self.state.reset(session_id)
+        if self.client is not None:
+            self.client.session_id = session_id
+        self._refresh_status()
+
+    async def _close_current(self) -> None:
+        old = self.state.session_id
+        if old and self.conn is not None and self._session_capability("close"):
+            try:
+                await self.conn.close_session(session_id=old)
+            except Exception:  # the agent may have forgotten it; nothing to do
+                pass
+
+    async def _new_session(self, note: str | None = None) -> None:
+        response = await self.conn.new_session(cwd=str(self.project), mcp_servers=[])
+        await self._enter(response.session_id)
+        self.state.apply_session_response(response)
+        self.post_message(self.SessionOpened(response.session_id, "new", note))
+
+    async def _load_session(self, session_id: str, note: str | None = None) -> None:
+        if not self.can_load:
+            if self._session_capability("resume"):
+                await self._enter(session_id)
+                response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
+                self.state.apply_session_response(response)
+                self.post_message(self.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
+                return
+            raise acp.RequestError.method_not_found("session/load")
+        await self._enter(session_id)
+        response = await self.conn.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=[])
+        self.state.apply_session_response(response)
+        self.post_message(self.SessionOpened(session_id, "load", note))
+
+    async def _reattach(self, session_id: str) -> None:
+        """After a restart: resume the session without replay if possible, else reload it."""
+        if self._session_capability("resume"):
+            response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
+            self.state.apply_session_response(response)
+            if self.client is not None:
+                self.client.session_id = session_id
+            self.post_message(self.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
+        elif self.can_load:
+            await self._load_session(session_id, "Agent restarted; the session was reloaded.")
+        else:
+            await self._new_session(note="Agent restarted in a new session (it cannot restore the old one).")
+
+    async def _list_sessions(self) -> list[Any]:
+        from iac_tui.screens.sessions import sort_sessions
+
+        sessions: list[Any] = []
+        cursor = None
+        for _ in range(MAX_SESSION_PAGES):
+            page = await self.conn.list_sessions(cwd=str(self.project), cursor=cursor)
+            sessions.extend(page.sessions)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return sort_sessions(sessions)
+
+    async def _apply_initial_settings(self) -> None:
+        for category, value in (("model", self.initial_model), ("mode", self.initial_mode)):
+            if not value:
+                continue
+            setting = self.state.setting(category)
+            if setting is None:
+                await self.conversation.note(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning")
+                continue
+            choice = next((c for c in setting.choices if value in (c.value, c.name) or value.lower() == c.name.lower()), None)
+            if choice is None:
+                names = ", ".join(c.value for c in setting.choices)
+                await self.conversation.note(f"Unknown {category} {value!r}; one of: {names}.", "warning")
+                continue
+            await self._change_setting(setting, choice.value)
+        self.initial_model = self.initial_mode = None
+
+    async def _change_setting(self, setting: Setting, value: str) -> None:
+        session_id = self.state.session_id
+        if self.conn is None or session_id is None:
+            return
+        try:
+            if setting.via_modes:
+                await self.conn.set_session_mode(session_id=session_id, mode_id=value)
+                self.state.set_mode(value)
+            else:
+                response = await self.conn.set_config_option(config_id=setting.id, session_id=session_id, value=value)
+                if response is not None and response.config_options is not None:
+                    self.state.config_options = list(response.config_options)
+                if setting.category == "mode":
+                    self.state.set_mode(value)
+        except (ConnectionError, acp.RequestError) as exc:
+            self.notify(f"Could not change {setting.name}: {_error_text(exc)}", severity="error")
+        self._refresh_status()
+
+    @on(SessionOpened)
+    async def _session_opened(self, message: SessionOpened) -> None:
+        if message.session_id != self.state.session_id:
+            return
+        await self.conversation.close_open()
+        if message.note:
+            await self.conversation.note(message.note)
+        elif message.how == "load":
+            await self.conversation.note("Session loaded.")
+        self._refresh_status()
+        self.refresh_bindings()
+
+    # ----- status -----
+
+    def _refresh_status(self) -> None:
+        status = self.status
+        state = self.state
+        if self.agent_state == "stopped":
+            status.set_title("agent stopped")
+        else:
+            status.set_title(state.title or ("new session" if state.session_id else "starting the agent…"))
+        model = state.setting("model")
+        mode = state.setting("mode")
+        status.set_model(model.current_name if model else None)
+        status.set_mode(mode.current_name if mode else None)
+        status.set_usage(state.context_used, state.context_size, state.last_usage)
+
+    # ----- updates from the agent -----
+
+    def _current(self, message: m.SessionUpdate) -> bool:
+        return message.session_id == self.state.session_id
+
+    async def on_message_chunk(self, message: m.MessageChunk) -> None:
+        if not self._current(message):
+            return
+        if message.role == "user":
+            await self.conversation.user_text(message.text)
+        else:
+            await self.conversation.agent_text(message.text)
+
+    async def on_thought_chunk(self, message: m.ThoughtChunk) -> None:
+        if self._current(message):
+            await self.conversation.thought_text(message.text)
+
+    async def on_tool_call(self, message: m.ToolCall) -> None:
+        if self._current(message):
+            await self.conversation.tool_call(message.update)
+
+    async def on_plan_changed(self, message: m.PlanChanged) -> None:
+        if self._current(message):
+            await self.conversation.plan(message.entries)
+
+    def on_usage_changed(self, message: m.UsageChanged) -> None:
+        if self._current(message):
+            self.state.context_used, self.state.context_size = message.used, message.size
+            self._refresh_status()
+
+    def on_commands_changed(self, message: m.CommandsChanged) -> None:
+        if not self._current(message):
+            return
+        self.state.commands = message.commands
+        hints = []
+        for command in message.commands:
+            root = getattr(command.input, "root", None) if command.input is not None else None
+            hints.append(Command(command.name, command.description, getattr(root, "hint", None)))
+        self.prompt.commands = hints
+
+    def on_mode_changed(self, message: m.ModeChanged) -> None:
+        if self._current(message):
+            self.state.set_mode(message.mode_id)
+            self._refresh_status()
+
+    def on_config_changed(self, message: m.ConfigChanged) -> None:
+        if self._current(message):
+            self.state.config_options = message.options
+            self._refresh_status()
+            self.refresh_bindings()
+
+    def on_session_info_changed(self, message: m.SessionInfoChanged) -> None:
+        if self._current(message) and message.title:
+            self.state.title = message.title
+            self._refresh_status()
+
+    # ----- prompts -----
+
+    async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
+        text = message.text
+        if self.conn is None or self.state.session_id is None:
+            self.prompt.load_text(text)
+            self.notify("The agent is not ready." + (" Press ctrl+r to restart it." if self.agent_state == "stopped" else ""), severity="warning")
+            return
+        if self.busy:
+            self.prompt.load_text(text)
+            self.notify("The agent is still working: wait, or press esc to cancel.", severity="warning")
+            return
+        prompts = getattr(self.capabilities, "prompt_capabilities", None)
+        embedded = bool(getattr(prompts, "embedded_context", False))
+        blocks, attached = await asyncio.to_thread(build_prompt, text, self.project, embedded)
+        await self.conversation.add_user(text, [a.path for a in attached])
+        self.busy = True
+        self.indicator.start("Working…")
+        self._run_turn(self.state.session_id, blocks)
+
+    @work(group="turn", exit_on_error=False)
+    async def _run_turn(self, session_id: str, blocks: list[Any]) -> None:
+        try:
+            response = await self.conn.prompt(session_id=session_id, prompt=blocks)
+        except acp.RequestError as exc:
+            self.post_message(m.TurnEnded(session_id, None, error=_error_text(exc)))
+        except (ConnectionError, AttributeError):
+            self.post_message(m.TurnEnded(session_id, None, error=""))  # AgentStopped explains
+        else:
+            self.post_message(m.TurnEnded(session_id, response.stop_reason, response.usage))
+
+    async def on_turn_ended(self, message: m.TurnEnded) -> None:
+        if message.session_id != self.state.session_id:
+            return
+        await self.conversation.close_open()
+        self.busy = False
+        self.indicator.stop()
+        self._drop_permission_prompts()
+        if message.usage is not None:
+            self.state.last_usage = message.usage
+        self._refresh_status()
+        if message.error:
+            await self.conversation.note(f"The prompt failed: {message.error}", "error")
+        elif message.stop_reason and message.stop_reason != "end_turn":
+            text, variant = STOP_REASONS.get(message.stop_reason, (f"Stopped: {message.stop_reason}.", "warning"))
+            await self.conversation.note(text, variant)
+        self._files_at = 0.0  # files may have changed
+        if not isinstance(self.focused, PromptArea):
+            self.prompt.focus()
+
+    def action_cancel_turn(self) -> None:
+        if not self.busy:
+            return
+        self.indicator.start("Cancelling…")
+        self._send_cancel(self.state.session_id)
+
+    @work(group="cancel", exit_on_error=False)
+    async def _send_cancel(self, session_id: str | None) -> None:
+        conn = self.conn
+        if conn is not None and session_id is not None:
+            try:
+                await conn.cancel(session_id=session_id)
+            except Exception:
+                pass
+        if self.client is not None:
+            self.client.cancel_permissions()
+        self._drop_permission_prompts()
+
+    # ----- permissions -----
+
+    async def on_permission_requested(self, message: m.PermissionRequested) -> None:
+        if message.session_id != self.state.session_id:
+            message.reply.answer(None)
+            return
+        conversation = self.conversation
+        tool_call = message.tool_call
+        panel = conversation.tool_panel(tool_call.tool_call_id)
+        if panel is None:
+            panel = await conversation.tool_call(tool_call)
+        else:
+            await panel.apply(tool_call)
+        panel.set_awaiting_permission(True)
+        kind = panel.kind
+        question = {"edit": "Allow this edit?", "execute": "Allow this command?", "delete": "Allow this deletion?"}.get(kind, "Allow this?")
+        prompt = PermissionPrompt(tool_call.tool_call_id, question, message.options, message.reply)
+        await panel.mount(prompt)
+        if message.reply.done:  # cancelled while we were mounting
+            await prompt.remove()
+            panel.set_awaiting_permission(False)
+            return
+        if not isinstance(self.focused, PermissionPrompt):
+            prompt.focus()
+        conversation.scroll_to_widget(prompt, animate=False)
+        self.bell()
+        self.indicator.start("Waiting for your answer…")
+
+    async def on_permission_prompt_answered(self, message: PermissionPrompt.Answered) -> None:
+        prompt = message.prompt
+        panel = prompt.parent
+        await prompt.remove()
+        if isinstance(panel, ToolCallPanel):
+            panel.set_awaiting_permission(False)
+        pending = [p for p in self.query(PermissionPrompt) if not p.reply.done]
+        if pending:
+            pending[0].focus()
+        else:
+            self.prompt.focus()
+            if self.busy:
+                self.indicator.start("Working…")
+
+    def _drop_permission_prompts(self) -> None:
+        for prompt in list(self.query(PermissionPrompt)):
+            if prompt.reply.done or not self.busy:
+                prompt.reply.answer(None)
+                panel = prompt.parent
+                prompt.remove()
+                if isinstance(panel, ToolCallPanel):
+                    panel.set_awaiting_permission(False)
+        if not isinstance(self.focused, PromptArea) and not self.query(PermissionPrompt):
+            self.prompt.focus()
+
+    # ----- the agent stopped -----
+
+    async def on_agent_stopped(self, message: m.AgentStopped) -> None:
+        self.agent_state = "stopped"
+        if self.client is not None:
+            self.client.cancel_permissions()
+        self.busy = False
+        self.indicator.stop()
+        self._drop_permission_prompts()
+        await self.conversation.agent_error(message.reason, message.stderr_tail, message.log_path)
+        self._refresh_status()
+
+    def action_restart_agent(self) -> None:
+        if self.agent_state != "stopped":
+            return
+        self._restoring = self.state.session_id is not None
+        self.status.set_title("restarting the agent…")
+        self.start_agent()
+
+    # ----- actions -----
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_turn":
+            return True if self.busy else False
+        if action == "restart_agent":
+            return True if self.agent_state == "stopped" else False
+        if action == "pick" and parameters:
+            return self.state.setting(str(parameters[0])) is not None
+        if action in ("sessions", "new_session"):
+            return True if self.agent_state == "ready" else None
+        return True
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_toggle_thoughts(self) -> None:
+        thoughts = self.conversation.thoughts()
+        expand = any(not t.expanded for t in thoughts)
+        for thought in thoughts:
+            thought.expanded = expand
+
+    def action_toggle_outputs(self) -> None:
+        panels = self.conversation.tool_panels()
+        parts = [p for panel in panels for p in panel.expandables()]
+        expand = not any(getattr(p, "expanded", False) for p in parts)
+        for panel in panels:
+            panel.set_expanded(expand)
+
+    def action_pick(self, category: str) -> None:
+        setting = self.state.setting(category)
+        if setting is None or self.conn is None:
+            return
+
+        def chosen(value: str | None) -> None:
+            if value is not None and value != setting.current:
+                self._change_setting_worker(setting, value)
+
+        self.push_screen(SettingPicker(setting), chosen)
+
+    @work(group="settings", exit_on_error=False)
+    async def _change_setting_worker(self, setting: Setting, value: str) -> None:
+        await self._change_setting(setting, value)
+
+    def action_new_session(self) -> None:
+        if self._refuse_while_busy():
+            return
+        self._switch_session(SessionChoice("new"))
+
+    def _refuse_while_busy(self) -> bool:
+        if self.busy:
+            self.notify("The agent is working: wait, or press esc to cancel first.", severity="warning")
+            return True
+        if self.conn is None:
+            self.notify("The agent is not running.", severity="warning")
+            return True
+        return False
+
+    def action_sessions(self) -> None:
+        if self._refuse_while_busy():
+            return
+        if not self._session_capability("list"):
+            self.notify("This agent cannot list its sessions.", severity="warning")
+            return
+        self._open_picker()
+
+    @work(group="sessions", exclusive=True, exit_on_error=False)
+    async def _open_picker(self) -> None:
+        try:
+            sessions = await self._list_sessions()
+        except (ConnectionError, acp.RequestError) as exc:
+            self.notify(f"Could not list sessions: {_error_text(exc)}", severity="error")
+            return
+        can_fork = self._session_capability("fork") and (self.can_load or self._session_capability("resume"))
+        choice = await self.push_screen_wait(SessionPicker(sessions, self.state.session_id, can_fork))
+        if choice is not None:
+            await self._do_switch(choice)
+
+    @work(group="sessions", exclusive=True, exit_on_error=False)
+    async def _switch_session(self, choice: SessionChoice) -> None:
+        await self._do_switch(choice)
+
+    async def _do_switch(self, choice: SessionChoice) -> None:
+        if self.busy or self.conn is None:
+            return
+        try:
+            if choice.action == "new" or choice.session_id is None:
+                await self._new_session()
+            elif choice.action == "fork":
+                response = await self.conn.fork_session(session_id=choice.session_id, cwd=str(self.project), mcp_servers=[])
+                await self._load_session(response.session_id, "Forked: this is a new branch of the session.")
+            elif choice.session_id != self.state.session_id:
+                await self._load_session(choice.session_id)
+        except (ConnectionError, acp.RequestError) as exc:
+            await self.conversation.note(f"Could not open the session: {_error_text(exc)}", "error")
+
+    # ----- @path completion -----
+
+    def _project_files(self) -> list[str]:
+        if not self._indexing and time.monotonic() - self._files_at > FILE_INDEX_TTL:
+            self._indexing = True
+            self._index_files()
+        return self._files
+
+    @work(thread=True, group="file-index", exit_on_error=False)
+    def _index_files(self) -> None:
+        try:
+            files = list_project_files(self.project)
+        finally:
+            self._indexing = False
+        self.call_from_thread(self._files_indexed, files)
+
+    def _files_indexed(self, files: list[str]) -> None:
+        first = not self._files
+        self._files = files
+        self._files_at = time.monotonic()
+        if first:
+            self.prompt.update_completion()

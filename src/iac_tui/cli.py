@@ -1,0 +1,60 @@
+"""`iac-tui [PATH]`: open the terminal app on PATH (default: the current directory).
+
+    iac-tui [PATH] [--agent "CMD ARGS"] [--model ID] [--mode ID] [--resume SESSION_ID | --continue]
+
+`iac-code` with no arguments runs this too (as `python -m iac_tui`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from iac_tui import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `iac-tui`."""
+    parser = argparse.ArgumentParser(prog="iac-tui", description="A terminal client for ACP agents (iac-code by default).")
+    parser.add_argument("path", nargs="?", default=".", help="the project directory (default: the current directory)")
+    parser.add_argument("--agent", metavar='"CMD ARGS"', help="run this ACP agent instead of `iac-code acp`")
+    parser.add_argument("--model", help="model for the session (a value of the agent's model option)")
+    parser.add_argument("--mode", help="mode for the session (e.g. default, accept_edits, plan)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--resume", metavar="SESSION_ID", help="load this session")
+    group.add_argument("--continue", dest="continue_last", action="store_true", help="load the project's most recent session")
+    parser.add_argument("--version", action="version", version=f"iac-tui {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `iac-tui`; returns the exit status."""
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    project = Path(args.path).expanduser()
+    if not project.is_dir():
+        print(f"iac-tui: not a directory: {args.path}", file=sys.stderr)
+        return 2
+    from iac_tui.launch import parse_agent_command
+
+    agent = None
+    if args.agent:
+        try:
+            agent = parse_agent_command(args.agent)
+        except ValueError as exc:
+            print(f"iac-tui: --agent: {exc}", file=sys.stderr)
+            return 2
+    from iac_tui.app import IacTui
+    from iac_tui.config import history_path
+
+    app = IacTui(
+        project,
+        agent=agent,
+        model=args.model,
+        mode=args.mode,
+        resume=args.resume,
+        continue_last=args.continue_last,
+        history_file=history_path(),
+    )
+    app.run()
+    return app.return_code or 0

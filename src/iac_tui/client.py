@@ -1,0 +1,187 @@
+"""The ACP client side of the app: what the agent may call on us.
+
+`TuiClient` is a duck-typed ACP `Client` (the SDK's `Client` protocol is not subclassed: its
+stubs would answer unimplemented methods with `null` instead of -32601). It imports no widgets:
+each `session/update` becomes a message from `iac_tui.messages`, posted synchronously so the
+app sees updates in arrival order; a permission request is posted with a future that the UI
+resolves. File access (`fs/*`) is confined to the project directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    WriteTextFileResponse,
+)
+from textual.message import Message
+
+from iac_tui import messages as m
+
+MAX_READ_BYTES = 10 * 1024 * 1024
+
+
+def content_text(block: Any) -> str:
+    """The text of one ACP content block; non-text blocks become a short marker."""
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return block.text
+    if kind == "image":
+        return f"[image: {block.mime_type}]"
+    if kind == "audio":
+        return f"[audio: {block.mime_type}]"
+    if kind == "resource_link":
+        return f"[{block.name or block.uri}]"
+    if kind == "resource":
+        return f"[{getattr(block.resource, 'uri', 'resource')}]"
+    return ""
+
+
+class TuiClient:
+    """Receives the agent's notifications and requests for the app.
+
+    `post` delivers a message to the app (normally `App.post_message`). Updates for a session
+    other than `session_id` (once set) are dropped: they belong to a session the app left.
+    """
+
+    def __init__(self, post: Callable[[Message], Any], root: Path) -> None:
+        self._post = post
+        self.root = Path(os.path.realpath(root))
+        self.session_id: str | None = None
+        self._permissions: set[m.PermissionAnswer] = set()
+
+    # ----- session/update -----
+
+    def _wanted(self, session_id: str) -> bool:
+        return self.session_id is None or session_id == self.session_id
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        """Turn one update into a message. No await before posting: arrival order is kept."""
+        if not self._wanted(session_id):
+            return
+        message = self.to_message(session_id, update)
+        if message is not None:
+            self._post(message)
+
+    @staticmethod
+    def to_message(session_id: str, update: Any) -> Message | None:
+        """The app message for one `session/update` payload (None for kinds the app ignores)."""
+        kind = getattr(update, "session_update", None)
+        if kind == "agent_message_chunk":
+            return m.MessageChunk(session_id, content_text(update.content), "agent", update.message_id)
+        if kind == "user_message_chunk":
+            return m.MessageChunk(session_id, content_text(update.content), "user", update.message_id)
+        if kind == "agent_thought_chunk":
+            return m.ThoughtChunk(session_id, content_text(update.content))
+        if kind == "tool_call":
+            return m.ToolCall(session_id, update, started=True)
+        if kind == "tool_call_update":
+            return m.ToolCall(session_id, update, started=False)
+        if kind == "plan":
+            return m.PlanChanged(session_id, list(update.entries))
+        if kind == "usage_update":
+            return m.UsageChanged(session_id, update.used, update.size, update.cost)
+        if kind == "available_commands_update":
+            return m.CommandsChanged(session_id, list(update.available_commands))
+        if kind == "current_mode_update":
+            return m.ModeChanged(session_id, update.current_mode_id)
+        if kind == "config_option_update":
+            return m.ConfigChanged(session_id, list(update.config_options))
+        if kind == "session_info_update":
+            return m.SessionInfoChanged(session_id, update.title, update.updated_at)
+        return None
+
+    # ----- session/request_permission -----
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> RequestPermissionResponse:
+        """Ask the user; answer with the chosen option's id, or `cancelled`."""
+        reply = m.PermissionAnswer(asyncio.get_running_loop().create_future())
+        if not self._wanted(session_id) or not options:
+            reply.answer(None)
+        else:
+            self._permissions.add(reply)
+            self._post(m.PermissionRequested(session_id, tool_call, list(options), reply))
+        try:
+            option_id = await reply.future
+        finally:
+            self._permissions.discard(reply)
+        if option_id is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option_id))
+
+    def cancel_permissions(self) -> int:
+        """Answer every pending permission request `cancelled`; returns how many there were."""
+        pending = [p for p in self._permissions if not p.done]
+        for reply in pending:
+            reply.answer(None)
+        return len(pending)
+
+    @property
+    def pending_permissions(self) -> int:
+        """How many permission requests await an answer."""
+        return sum(1 for p in self._permissions if not p.done)
+
+    # ----- fs/* (confined to the project directory) -----
+
+    def confine(self, path: str) -> Path:
+        """`path` (absolute, symlinks resolved) if it lies inside the project; else -32602."""
+        if not os.path.isabs(path):
+            raise acp.RequestError.invalid_params({"path": f"must be absolute, got {path!r}"})
+        real = Path(os.path.realpath(path))
+        if real != self.root and self.root not in real.parents:
+            raise acp.RequestError.invalid_params({"path": f"outside the project directory {self.root}"})
+        return real
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_: Any
+    ) -> ReadTextFileResponse:
+        """Read a text file of the project (optionally from 1-based `line`, at most `limit` lines)."""
+        real = self.confine(path)
+
+        def read() -> str:
+            if not real.is_file():
+                raise acp.RequestError.resource_not_found(f"file://{real}")
+            if real.stat().st_size > MAX_READ_BYTES:
+                raise acp.RequestError.invalid_params({"path": f"larger than {MAX_READ_BYTES} bytes"})
+            return real.read_text(encoding="utf-8", errors="replace")
+
+        text = await asyncio.to_thread(read)
+        if line is not None or limit is not None:
+            lines = text.splitlines(keepends=True)
+            start = max((line or 1) - 1, 0)
+            end = start + limit if limit is not None else None
+            text = "".join(lines[start:end])
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
+        """Write a text file of the project atomically (parent directories are created)."""
+        real = self.confine(path)
+
+        def write() -> None:
+            real.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(content)
+                if real.exists():
+                    os.chmod(tmp, real.stat().st_mode & 0o7777)
+                os.replace(tmp, real)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+
+        await asyncio.to_thread(write)
+        return WriteTextFileResponse()
+

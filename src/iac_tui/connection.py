@@ -1,0 +1,137 @@
+"""One run of the agent process and its ACP connection.
+
+`AgentConnection.run` spawns the agent with the SDK's `spawn_agent_process` (stdout read with a
+50 MiB line limit, the user's environment passed explicitly), drains its stderr into a
+`StderrLog` for as long as it runs, sends `initialize`, hands over to the app, and returns
+when the process ends, saying why. It never raises for a failed start: a missing program, an
+agent that dies or never answers `initialize` all come back as an `AgentExit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+
+from iac_tui import __version__
+from iac_tui.launch import AgentCommand
+from iac_tui.stderr_log import StderrLog
+
+LINE_LIMIT = 50 * 1024 * 1024
+INITIALIZE_TIMEOUT = 30.0
+STDERR_GRACE = 2.0
+
+
+@dataclass(slots=True)
+class AgentExit:
+    """Why a run ended: a one-line `reason` and the exit status (None if the agent never ran)."""
+
+    reason: str
+    returncode: int | None
+
+
+def describe_returncode(code: int | None) -> str:
+    """`exited with status 1` / `was killed by SIGKILL`."""
+    if code is None:
+        return "stopped"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with status {code}"
+
+
+def client_capabilities() -> ClientCapabilities:
+    """What the app offers the agent: project-confined file reads and writes, no terminals."""
+    return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False)
+
+
+class AgentConnection:
+    """Spawns `command` in `cwd` with `env` and speaks ACP to it through `client`."""
+
+    def __init__(self, command: AgentCommand, client: Any, cwd: Path, env: dict[str, str], log_path: Path | None) -> None:
+        self.command = command
+        self.client = client
+        self.cwd = cwd
+        self.env = env
+        self.stderr = StderrLog(log_path)
+        self.conn: Any = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.initialize_response: Any = None
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs and the connection is up."""
+        return self.conn is not None and self.process is not None and self.process.returncode is None
+
+    async def run(self, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
+        """Run the agent until it exits; `on_ready(initialize_response)` runs once it answered."""
+        try:
+            async with acp.spawn_agent_process(
+                self.client,
+                self.command.program,
+                *self.command.args,
+                env=self.env,
+                cwd=str(self.cwd),
+                transport_kwargs={"stderr": asyncio.subprocess.PIPE, "limit": LINE_LIMIT},
+            ) as (conn, process):
+                self.conn, self.process = conn, process
+                drain = asyncio.create_task(self.stderr.drain(process.stderr))
+                try:
+                    return await self._serve(conn, process, on_ready)
+                finally:
+                    self.conn = None
+                    if not drain.done():
+                        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                            await asyncio.wait_for(asyncio.shield(drain), STDERR_GRACE if process.returncode is not None else 0.01)
+                    if not drain.done():
+                        drain.cancel()
+        except (OSError, ValueError) as exc:  # the program is missing, not executable, ...
+            self.stderr.close()
+            return AgentExit(f"Could not start the agent `{self.command}`: {exc}", None)
+
+    async def _serve(self, conn: Any, process: asyncio.subprocess.Process, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
+        exited = asyncio.ensure_future(process.wait())
+        try:
+            initialize = asyncio.ensure_future(
+                conn.initialize(
+                    protocol_version=acp.PROTOCOL_VERSION,
+                    client_capabilities=client_capabilities(),
+                    client_info=Implementation(name="iac-tui", title="iac-tui", version=__version__),
+                )
+            )
+            done, _ = await asyncio.wait({initialize, exited}, timeout=INITIALIZE_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+            if initialize not in done:
+                initialize.cancel()
+                if exited in done:
+                    return AgentExit(f"The agent {describe_returncode(process.returncode)} before it answered initialize.", process.returncode)
+                process.kill()
+                await exited
+                return AgentExit(f"The agent did not answer initialize within {INITIALIZE_TIMEOUT:.0f} s.", process.returncode)
+            try:
+                self.initialize_response = initialize.result()
+            except Exception as exc:  # an error answer, or the connection closed
+                await asyncio.wait({exited}, timeout=STDERR_GRACE)
+                return AgentExit(f"The agent failed to initialize: {_describe(exc)}", process.returncode)
+            await on_ready(self.initialize_response)
+            await exited
+            return AgentExit(f"The agent {describe_returncode(process.returncode)}.", process.returncode)
+        finally:
+            if not exited.done():
+                exited.cancel()
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, acp.RequestError):
+        data = f" ({exc.data})" if exc.data else ""
+        return f"{exc}{data}"
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,166 @@
+"""Textual messages that carry what the agent says to the app.
+
+`client.TuiClient` turns every ACP `session/update` and request into one of these and posts it
+to the app, in arrival order. They hold the SDK's schema objects as they came; nothing here
+knows about widgets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+
+class AgentEvent(Message):
+    """Base of every message about the agent (for `message_hook`s and logging)."""
+
+
+class SessionUpdate(AgentEvent):
+    """Base of the `session/update` messages; `session_id` names the session it belongs to."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
+class MessageChunk(SessionUpdate):
+    """A piece of agent text (`agent_message_chunk`) or, in a replay, of user text."""
+
+    def __init__(self, session_id: str, text: str, role: str = "agent", message_id: str | None = None) -> None:
+        super().__init__(session_id)
+        self.text = text
+        self.role = role
+        self.message_id = message_id
+
+
+class ThoughtChunk(SessionUpdate):
+    """A piece of the agent's reasoning (`agent_thought_chunk`)."""
+
+    def __init__(self, session_id: str, text: str) -> None:
+        super().__init__(session_id)
+        self.text = text
+
+
+class ToolCall(SessionUpdate):
+    """`tool_call` (`started`) or `tool_call_update`: `update` is the SDK model."""
+
+    def __init__(self, session_id: str, update: Any, started: bool) -> None:
+        super().__init__(session_id)
+        self.update = update
+        self.started = started
+
+
+class PlanChanged(SessionUpdate):
+    """The agent's whole plan (`plan`): a list of SDK `PlanEntry`."""
+
+    def __init__(self, session_id: str, entries: list[Any]) -> None:
+        super().__init__(session_id)
+        self.entries = entries
+
+
+class UsageChanged(SessionUpdate):
+    """Context window use (`usage_update`): tokens used of `size`."""
+
+    def __init__(self, session_id: str, used: int, size: int, cost: Any = None) -> None:
+        super().__init__(session_id)
+        self.used = used
+        self.size = size
+        self.cost = cost
+
+
+class CommandsChanged(SessionUpdate):
+    """Slash commands the agent offers (`available_commands_update`)."""
+
+    def __init__(self, session_id: str, commands: list[Any]) -> None:
+        super().__init__(session_id)
+        self.commands = commands
+
+
+class ModeChanged(SessionUpdate):
+    """The session's mode changed (`current_mode_update`)."""
+
+    def __init__(self, session_id: str, mode_id: str) -> None:
+        super().__init__(session_id)
+        self.mode_id = mode_id
+
+
+class ConfigChanged(SessionUpdate):
+    """The session's config options changed (`config_option_update`)."""
+
+    def __init__(self, session_id: str, options: list[Any]) -> None:
+        super().__init__(session_id)
+        self.options = options
+
+
+class SessionInfoChanged(SessionUpdate):
+    """The session's title or time changed (`session_info_update`)."""
+
+    def __init__(self, session_id: str, title: str | None, updated_at: str | None) -> None:
+        super().__init__(session_id)
+        self.title = title
+        self.updated_at = updated_at
+
+
+@dataclass(eq=False)
+class PermissionAnswer:
+    """The pending answer to one permission request: resolve `future` with an option id, or None for cancelled."""
+
+    future: asyncio.Future[str | None]
+
+    def answer(self, option_id: str | None) -> None:
+        """Answer once (later answers are ignored)."""
+        if not self.future.done():
+            self.future.set_result(option_id)
+
+    @property
+    def done(self) -> bool:
+        """True once answered."""
+        return self.future.done()
+
+
+class PermissionRequested(AgentEvent):
+    """`session/request_permission`: show `tool_call` and `options`, then call `reply.answer(...)`."""
+
+    def __init__(self, session_id: str, tool_call: Any, options: list[Any], reply: PermissionAnswer) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.tool_call = tool_call
+        self.options = options
+        self.reply = reply
+
+
+class TurnEnded(AgentEvent):
+    """A prompt turn finished: `stop_reason` and `usage`, or `error` (a message) when the request failed."""
+
+    def __init__(self, session_id: str, stop_reason: str | None, usage: Any = None, error: str | None = None) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.stop_reason = stop_reason
+        self.usage = usage
+        self.error = error
+
+
+class AgentReady(AgentEvent):
+    """The agent answered `initialize` (`response` is the SDK's `InitializeResponse`)."""
+
+    def __init__(self, response: Any) -> None:
+        super().__init__()
+        self.response = response
+
+
+class AgentStopped(AgentEvent):
+    """The agent could not start, or its process ended.
+
+    `reason` is a one-line explanation, `returncode` the exit status (None if it never ran),
+    `stderr_tail` its last stderr lines and `log_path` the full stderr log.
+    """
+
+    def __init__(self, reason: str, returncode: int | None, stderr_tail: list[str], log_path: str | None) -> None:
+        super().__init__()
+        self.reason = reason
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+        self.log_path = log_path

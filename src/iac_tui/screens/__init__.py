@@ -1,0 +1,1 @@
+"""Modal screens: the session picker, the setting (model/mode) picker and help."""

@@ -1,0 +1,154 @@
+"""The conversation: a scrolling column of blocks that sticks to the bottom while it grows.
+
+Blocks are user messages, agent messages, thoughts, tool-call panels, plans and notes. Text
+chunks go to the open message or thought (a new block starts when the kind of content changes);
+tool calls are found by id and updated in place; each turn has one plan, updated in place and
+moved to the bottom when it changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from iac_tui.widgets.agent_error import AgentError
+from iac_tui.widgets.message import AgentMessage, UserMessage
+from iac_tui.widgets.note import Note
+from iac_tui.widgets.plan import PlanView
+from iac_tui.widgets.thought import Thought
+from iac_tui.widgets.tool_call import ToolCallPanel
+
+
+class Conversation(VerticalScroll, can_focus=False):
+    """The conversation view of one session; `root` is the project dir (for relative paths)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(id="conversation")
+        self.root = root
+        self._open: AgentMessage | Thought | UserMessage | None = None
+        self._tools: dict[str, ToolCallPanel] = {}
+        self._plan: PlanView | None = None
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def blocks(self) -> list[Widget]:
+        """The blocks, top to bottom."""
+        return list(self.children)
+
+    async def _add(self, widget: Widget) -> None:
+        await self.mount(widget)
+
+    async def close_open(self, collapse_thought: bool = True) -> None:
+        """Finish the streaming message or thought, if any."""
+        block, self._open = self._open, None
+        if isinstance(block, AgentMessage):
+            await block.finish()
+        elif isinstance(block, Thought):
+            await block.finish(collapse=collapse_thought)
+
+    # ----- content -----
+
+    async def add_user(self, text: str, attachments: list[str] | None = None) -> UserMessage:
+        """A prompt the user sent (starts a new turn)."""
+        await self.close_open()
+        self._plan = None
+        message = UserMessage(text, attachments)
+        await self._add(message)
+        self.anchor()
+        return message
+
+    async def user_text(self, text: str) -> None:
+        """A replayed user message chunk."""
+        if not isinstance(self._open, UserMessage):
+            await self.close_open()
+            self._plan = None
+            self._open = UserMessage()
+            await self._add(self._open)
+        self._open.append(text)
+
+    async def agent_text(self, text: str) -> None:
+        """An agent message chunk."""
+        if not isinstance(self._open, AgentMessage):
+            await self.close_open()
+            self._open = AgentMessage()
+            await self._add(self._open)
+        await self._open.write(text)
+
+    async def thought_text(self, text: str) -> None:
+        """An agent thought chunk."""
+        if not isinstance(self._open, Thought):
+            await self.close_open()
+            self._open = Thought()
+            await self._add(self._open)
+        await self._open.write(text)
+
+    def tool_panel(self, tool_call_id: str) -> ToolCallPanel | None:
+        """The panel of a tool call, if it is shown."""
+        return self._tools.get(tool_call_id)
+
+    async def tool_call(self, update: Any) -> ToolCallPanel:
+        """A `tool_call` or `tool_call_update` (an update for an unknown id starts a panel)."""
+        panel = self._tools.get(update.tool_call_id)
+        if panel is None:
+            await self.close_open()
+            panel = ToolCallPanel(update.tool_call_id, self.root)
+            self._tools[update.tool_call_id] = panel
+            await self._add(panel)
+        await panel.apply(update)
+        return panel
+
+    async def plan(self, entries: list[Any]) -> PlanView:
+        """The turn's plan: updated in place, and moved to the bottom if other blocks followed it.
+
+        A tool call running when the plan arrives is the one that published it: its output
+        (the same list as text) is folded.
+        """
+        for panel in reversed(list(self._tools.values())):
+            if panel.status == "in_progress":
+                panel.fold_output()
+                break
+        if self._plan is None or not self._plan.is_attached:
+            await self.close_open()
+            self._plan = PlanView(entries)
+            await self._add(self._plan)
+            return self._plan
+        self._plan.set_entries(entries)
+        if self.children and self.children[-1] is not self._plan:
+            await self.close_open()
+            self.move_child(self._plan, after=self.children[-1])
+        return self._plan
+
+    async def note(self, text: str, variant: str = "info") -> Note:
+        """A note (stop reason, error, session event)."""
+        await self.close_open()
+        note = Note(text, variant)
+        await self._add(note)
+        return note
+
+    async def agent_error(self, reason: str, stderr_tail: list[str], log_path: str | None) -> AgentError:
+        """The agent stopped: show why and how to restart."""
+        await self.close_open()
+        block = AgentError(reason, stderr_tail, log_path)
+        await self._add(block)
+        self.anchor()
+        return block
+
+    async def clear(self) -> None:
+        """Remove every block (a different session is shown next)."""
+        await self.close_open()
+        self._tools.clear()
+        self._plan = None
+        await self.remove_children()
+
+    def thoughts(self) -> list[Thought]:
+        """Every thought block."""
+        return list(self.query(Thought))
+
+    def tool_panels(self) -> list[ToolCallPanel]:
+        """Every tool-call panel, top to bottom."""
+        return list(self.query(ToolCallPanel))

@@ -1,0 +1,188 @@
+"""The prompt editor: multi-line input with history and `/` and `@` completion.
+
+`enter` sends, `shift+enter` or `ctrl+j` inserts a newline, `up`/`down` on the first/last line
+walk the history. Typing `/` at the start opens the agent's slash commands; `@` opens a fuzzy,
+`.gitignore`-aware list of the project's files (`tab` or `enter` accepts, `esc` closes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import events
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import TextArea
+
+from iac_tui.fuzzy import fuzzy_filter
+from iac_tui.history import PromptHistory
+from iac_tui.mentions import escape_path
+from iac_tui.widgets.completion import CompletionItem, CompletionList
+
+MAX_ITEMS = 8
+
+
+@dataclass(slots=True)
+class Command:
+    """A slash command offered by the agent."""
+
+    name: str
+    description: str
+    hint: str | None = None
+
+
+def _highlight(text: str, positions: list[int]) -> Content:
+    content = Content(text)
+    for pos in positions:
+        content = content.stylize("bold $text-accent", pos, pos + 1)
+    return content
+
+
+class PromptArea(TextArea):
+    """The multi-line prompt (see the module docstring)."""
+
+    class Submitted(Message):
+        """The user sent `text`."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, history: PromptHistory, *, cursor_blink: bool = True, placeholder: str = "") -> None:
+        super().__init__(id="prompt", soft_wrap=True, show_line_numbers=False, tab_behavior="focus", placeholder=placeholder)
+        self.cursor_blink = cursor_blink
+        self.prompt_history = history
+        self.completion: CompletionList | None = None
+        self.commands: list[Command] = []
+        self.files: Callable[[], list[str]] = list
+        self._word: tuple[int, int, int] | None = None  # (row, start col, end col) being completed
+
+    # ----- keys -----
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        completion = self.completion
+        if completion is not None and completion.open:
+            if key in ("up", "down"):
+                self._consume(event)
+                completion.move(-1 if key == "up" else 1)
+                return
+            if key in ("tab", "enter"):
+                self._consume(event)
+                self.accept_completion()
+                return
+            if key == "escape":
+                self._consume(event)
+                completion.hide()
+                return
+        if key == "enter":
+            self._consume(event)
+            self.submit()
+            return
+        if key in ("shift+enter", "ctrl+j"):
+            self._consume(event)
+            self.insert("\n")
+            return
+        if key == "up" and self.cursor_location[0] == 0:
+            text = self.prompt_history.previous(self.text)
+            if text is not None:
+                self._consume(event)
+                self._load(text)
+            return await super()._on_key(event)
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            text = self.prompt_history.next()
+            if text is not None:
+                self._consume(event)
+                self._load(text)
+            return await super()._on_key(event)
+        await super()._on_key(event)
+
+    @staticmethod
+    def _consume(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def _load(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def submit(self) -> None:
+        """Send the text (if any) and clear the editor."""
+        text = self.text
+        if not text.strip():
+            return
+        self.prompt_history.add(text)
+        self.load_text("")
+        if self.completion is not None:
+            self.completion.hide()
+        self.post_message(self.Submitted(text))
+
+    # ----- completion -----
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.update_completion()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if self.completion is not None and self.completion.open:
+            self.update_completion()
+
+    def _current_word(self) -> tuple[int, int, int, str] | None:
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        start = col
+        while start > 0 and not line[start - 1].isspace():
+            start -= 1
+        word = line[start:col]
+        return (row, start, col, word) if word else None
+
+    def update_completion(self) -> None:
+        """Show the candidates for the word at the cursor (or hide the list)."""
+        if self.completion is None:
+            return
+        found = self._current_word()
+        items: list[CompletionItem] = []
+        self._word = None
+        if found is not None:
+            row, start, end, word = found
+            if word.startswith("/") and row == 0 and start == 0 and self.commands:
+                items = self._command_items(word[1:])
+            elif word.startswith("@"):
+                items = self._path_items(word[1:])
+            if items:
+                self._word = (row, start, end)
+        self.completion.show(items)
+
+    def _command_items(self, query: str) -> list[CompletionItem]:
+        names = [c.name for c in self.commands]
+        by_name = {c.name: c for c in self.commands}
+        items = []
+        for name, positions in fuzzy_filter(query, names, MAX_ITEMS):
+            command = by_name[name]
+            label = Content.assemble(
+                _highlight("/" + name, [p + 1 for p in positions]),
+                ("  " + (f"<{command.hint}>  " if command.hint else ""), "dim"),
+                (command.description, "dim italic"),
+            )
+            items.append(CompletionItem("/" + name + " ", label))
+        return items
+
+    def _path_items(self, query: str) -> list[CompletionItem]:
+        query = query.replace("\\ ", " ")
+        return [
+            CompletionItem("@" + escape_path(path) + " ", _highlight("@" + path, [p + 1 for p in positions]))
+            for path, positions in fuzzy_filter(query, self.files(), MAX_ITEMS)
+        ]
+
+    def accept_completion(self) -> None:
+        """Replace the word being completed with the highlighted candidate."""
+        if self.completion is None:
+            return
+        item = self.completion.selected
+        word = self._word
+        self.completion.hide()
+        if item is None or word is None:
+            return
+        row, start, end = word
+        self.replace(item.value, (row, start), (row, end))
+        self.completion.hide()

@@ -1,0 +1,65 @@
+"""The status bar: project, session title, model, mode, context use and the last turn's tokens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup
+from textual.content import Content
+from textual.widgets import Static
+
+from iac_tui.display import format_tokens
+
+
+def format_context(used: int | None, size: int | None) -> str:
+    """`ctx 12.3k/200k 6%` (empty until the agent reports usage)."""
+    if used is None:
+        return ""
+    if not size:
+        return f"ctx {format_tokens(used)}"
+    return f"ctx {format_tokens(used)}/{format_tokens(size)} {used * 100 // size}%"
+
+
+def format_turn(usage: Any) -> str:
+    """The last prompt's tokens, `↑4.1k ↓120` (empty when unknown)."""
+    if usage is None:
+        return ""
+    return f"↑{format_tokens(usage.input_tokens or 0)} ↓{format_tokens(usage.output_tokens or 0)}"
+
+
+class StatusBar(HorizontalGroup):
+    """One line of session facts, updated field by field."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status-cwd", markup=False)
+        yield Static(id="status-title", markup=False)
+        yield Static(id="status-model", markup=False)
+        yield Static(id="status-mode", markup=False)
+        yield Static(id="status-usage", markup=False)
+
+    def _set(self, id: str, text: str) -> None:
+        widget = self.query_one(f"#{id}", Static)
+        widget.update(Content(text))
+        widget.display = bool(text)
+
+    def set_cwd(self, label: str) -> None:
+        """The project directory."""
+        self._set("status-cwd", label)
+
+    def set_title(self, title: str | None) -> None:
+        """The session title (or what the app is doing when there is none)."""
+        self._set("status-title", title or "")
+
+    def set_model(self, name: str | None) -> None:
+        """The current model's name."""
+        self._set("status-model", name or "")
+
+    def set_mode(self, name: str | None) -> None:
+        """The current mode's name."""
+        self._set("status-mode", name or "")
+
+    def set_usage(self, used: int | None, size: int | None, turn: Any) -> None:
+        """Context use and the last prompt's tokens."""
+        parts = [p for p in (format_context(used, size), format_turn(turn)) if p]
+        self._set("status-usage", "  ".join(parts))

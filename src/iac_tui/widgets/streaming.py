@@ -1,0 +1,110 @@
+"""Markdown that grows as chunks arrive, at a cost linear in the text streamed.
+
+Text goes through `Markdown.get_stream` (fragments that arrive while a render is in progress are
+coalesced, and `Markdown.append` only re-parses the last block). `Markdown.append` still joins
+and splits the widget's whole source on every call, so a very long answer in one `Markdown`
+would cost O(n) per append, O(n^2) in all; `StreamingMarkdown` therefore starts a fresh
+`Markdown` segment at a paragraph break once the current one holds `SEGMENT_CHARS` characters
+(never inside a code fence, a list or a table). The segments read as one document.
+"""
+
+from __future__ import annotations
+
+import re
+
+from textual.containers import VerticalGroup
+from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownStream
+
+SEGMENT_CHARS = 4000
+_CONTINUATION = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||>|\s)")
+
+
+class StreamingMarkdown(VerticalGroup):
+    """A Markdown document fed by `write(chunk)`; `finish()` flushes and stops the stream."""
+
+    DEFAULT_CSS = """
+    StreamingMarkdown { height: auto; }
+    StreamingMarkdown > Markdown { margin: 0; padding: 0; background: transparent; }
+    """
+
+    def __init__(self, text: str = "", *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._initial = text
+        self._segments: list[Markdown] = []
+        self._stream: MarkdownStream | None = None
+        self._segment_chars = 0
+        self._in_fence = False
+        self._line_head = ""  # the first characters of the line being written
+        self._trailing_newlines = 0
+        self._parts: list[str] = []
+        self.finished = False
+
+    @property
+    def source(self) -> str:
+        """All the text written so far."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    async def write(self, text: str) -> None:
+        """Append `text` (a Markdown fragment)."""
+        if not text:
+            return
+        if self.finished:
+            raise RuntimeError("write() after finish()")
+        if self._stream is None or self._should_split(text):
+            await self._new_segment()
+        self._parts.append(text)
+        self._segment_chars += len(text)
+        self._track(text)
+        assert self._stream is not None
+        await self._stream.write(text)
+
+    async def finish(self) -> None:
+        """Render what is pending and stop streaming (idempotent)."""
+        self.finished = True
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    def _should_split(self, text: str) -> bool:
+        return (
+            self._segment_chars >= SEGMENT_CHARS
+            and not self._in_fence
+            and self._trailing_newlines >= 2
+            and not _CONTINUATION.match(text)
+        )
+
+    async def _new_segment(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+        segment = Markdown()
+        self._segments.append(segment)
+        await self.mount(segment)
+        self._stream = Markdown.get_stream(segment)
+        self._segment_chars = 0
+
+    def _track(self, text: str) -> None:
+        """Follow code fences and blank lines without re-reading earlier text."""
+        lines = text.split("\n")
+        if len(self._line_head) < 8:
+            self._line_head += lines[0][: 8 - len(self._line_head)]
+        for line in lines[1:]:
+            self._close_line()
+            self._line_head = line[:8]
+        stripped = text.rstrip("\n")
+        if stripped.strip(" \t") == "":
+            self._trailing_newlines += text.count("\n")
+        else:
+            self._trailing_newlines = len(text) - len(stripped)
+
+    def _close_line(self) -> None:
+        head = self._line_head.lstrip(" ")
+        if head.startswith("```") or head.startswith("~~~"):
+            self._in_fence = not self._in_fence
+
+    async def on_mount(self) -> None:
+        if self._initial:
+            text, self._initial = self._initial, ""
+            await self.write(text)

@@ -1,0 +1,255 @@
+"""A tool call's panel, updated in place as `tool_call_update`s arrive.
+
+The header (kind icon, title, status), the input line and the body are composed once; an
+update changes only what it carries: statics are updated, the output text is replaced inside
+its widget, and a diff widget is mounted only for a diff it has not shown yet.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import HorizontalGroup, VerticalGroup
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+from iac_tui.display import project_relative, strip_root
+from iac_tui.widgets.diff import EditDiff
+from iac_tui.widgets.tool_output import ToolOutput
+
+KIND_ICONS = {
+    "read": "📖",
+    "edit": "📝",
+    "delete": "🧹",
+    "move": "📦",
+    "search": "🔍",
+    "execute": "💻",
+    "think": "💭",
+    "fetch": "🌐",
+    "switch_mode": "🔀",
+    "other": "🔧",
+}
+STATUS_LABELS = {
+    "pending": ("○ pending", "-pending"),
+    "in_progress": ("◐ running", "-running"),
+    "completed": ("✔ done", "-completed"),
+    "failed": ("✘ failed", "-failed"),
+}
+# (lines shown folded, show the last lines) per kind
+PREVIEW = {"read": (0, False), "search": (6, False), "fetch": (6, False), "execute": (12, True)}
+DEFAULT_PREVIEW = (10, False)
+INPUT_KEYS = ("command", "path", "file_path", "pattern", "glob", "url", "query", "prompt", "description")
+
+
+def input_summary(raw_input: Any, root: Path) -> str:
+    """The part of a tool's input a person wants to see: the command, path, pattern or URL."""
+    if not isinstance(raw_input, dict) or not raw_input:
+        return ""
+    if isinstance(raw_input.get("command"), str):
+        return "$ " + raw_input["command"]
+    parts = []
+    for key in ("pattern", "glob", "query", "url"):
+        if isinstance(raw_input.get(key), str):
+            parts.append(raw_input[key])
+            break
+    for key in ("path", "file_path"):
+        if isinstance(raw_input.get(key), str):
+            path = raw_input[key]
+            path = project_relative(path, root) if path.startswith("/") else path
+            parts.append(("in " if parts else "") + path)
+            break
+    if not parts:
+        for key in ("prompt", "description"):
+            if isinstance(raw_input.get(key), str):
+                return raw_input[key].strip().splitlines()[0] if raw_input[key].strip() else ""
+        scalars = [f"{k}={json.dumps(v)}" for k, v in raw_input.items() if isinstance(v, str | int | float | bool)]
+        return " ".join(scalars)
+    return " ".join(parts)
+
+
+def output_text(raw_output: Any) -> str:
+    """Text to show for a `rawOutput` when the update carried no content."""
+    if raw_output is None:
+        return ""
+    if isinstance(raw_output, str):
+        return raw_output
+    if isinstance(raw_output, dict):
+        for key in ("output", "error", "text", "result"):
+            if isinstance(raw_output.get(key), str):
+                return raw_output[key]
+    return json.dumps(raw_output, indent=2, ensure_ascii=False)
+
+
+class ToolCallPanel(VerticalGroup, can_focus=True):
+    """One tool call (`tool_call_id`); `root` is the project dir (paths are shown relative to it)."""
+
+    BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse")]
+
+    def __init__(self, tool_call_id: str, root: Path) -> None:
+        super().__init__(classes="-pending")
+        self.tool_call_id = tool_call_id
+        self.root = root
+        self.kind = "other"
+        self.title = ""
+        self.status = "pending"
+        self.raw_input: Any = None
+        self.raw_output: Any = None
+        self.content: list[Any] = []
+        self.locations: list[Any] = []
+        self.awaiting_permission = False
+        self.folded_output = False
+
+    def compose(self) -> ComposeResult:
+        with HorizontalGroup(classes="tool-header"):
+            yield Static(classes="tool-icon", markup=False)
+            yield Static(classes="tool-title", markup=False)
+            yield Static(classes="tool-status", markup=False)
+        yield Static(classes="tool-input", markup=False)
+        yield VerticalGroup(classes="tool-body")
+
+    @property
+    def body(self) -> VerticalGroup:
+        """The container of the output and diffs."""
+        return self.query_one(".tool-body", VerticalGroup)
+
+    async def apply(self, update: Any) -> None:
+        """Merge a `tool_call` / `tool_call_update` (or a permission request's tool call); None fields are unchanged."""
+        if getattr(update, "kind", None):
+            self.kind = update.kind
+        if getattr(update, "title", None):
+            self.title = update.title
+        if getattr(update, "status", None) and not (self.awaiting_permission and update.status == "pending"):
+            self.status = update.status
+        if getattr(update, "raw_input", None) is not None:
+            self.raw_input = update.raw_input
+        if getattr(update, "raw_output", None) is not None:
+            self.raw_output = update.raw_output
+        if getattr(update, "locations", None) is not None:
+            self.locations = list(update.locations)
+        content_changed = getattr(update, "content", None) is not None
+        if content_changed:
+            self.content = list(update.content)
+        self._refresh_header()
+        if content_changed or self.raw_output is not None or getattr(update, "status", None):
+            await self._refresh_body()
+
+    def fold_output(self) -> None:
+        """Show this call's text output folded to one line (e.g. it repeats what another block shows)."""
+        self.folded_output = True
+        for child in self.query(ToolOutput):
+            child.preview_lines = 0
+            child.refresh_text()
+
+    def set_awaiting_permission(self, waiting: bool) -> None:
+        """Show (or stop showing) that the call waits for the user's approval."""
+        self.awaiting_permission = waiting
+        self._refresh_header()
+
+    def _refresh_header(self) -> None:
+        if not self.is_mounted:
+            return
+        for cls in ("-pending", "-running", "-completed", "-failed", "-awaiting"):
+            self.remove_class(cls)
+        label, cls = STATUS_LABELS.get(self.status, (self.status, "-pending"))
+        if self.awaiting_permission:
+            label, cls = "? needs approval", "-awaiting"
+        self.add_class(cls)
+        self.query_one(".tool-icon", Static).update(KIND_ICONS.get(self.kind, KIND_ICONS["other"]))
+        title = strip_root(self.title or "tool call", self.root)
+        self.query_one(".tool-title", Static).update(Content(title))
+        self.query_one(".tool-status", Static).update(label)
+        summary = input_summary(self.raw_input, self.root)
+        if summary and summary.removeprefix("$ ") in title:
+            summary = ""
+        if not summary and self.locations and not self.raw_input:
+            summary = ", ".join(project_relative(loc.path, self.root) for loc in self.locations[:3])
+        input_line = self.query_one(".tool-input", Static)
+        input_line.update(Content(summary))
+        input_line.display = bool(summary)
+
+    def _wanted_body(self) -> list[tuple[str, Any]]:
+        """What the body should show, from the content (text merged; diffs one each)."""
+        items: list[tuple[str, Any]] = []
+        texts: list[str] = []
+
+        def flush() -> None:
+            if texts:
+                items.append(("text", "\n".join(texts)))
+                texts.clear()
+
+        for item in self.content:
+            kind = getattr(item, "type", None)
+            if kind == "diff":
+                flush()
+                items.append(("diff", item))
+            elif kind == "content":
+                block = item.content
+                text = getattr(block, "text", None)
+                texts.append(text if text is not None else f"[{getattr(block, 'type', 'content')}]")
+            elif kind == "terminal":
+                texts.append(f"[terminal {item.terminal_id}]")
+        flush()
+        if not items and self.status in ("completed", "failed"):
+            text = output_text(self.raw_output)
+            if text:
+                items.append(("text", text))
+        return items
+
+    async def _refresh_body(self) -> None:
+        if not self.is_mounted:
+            return
+        body = self.body
+        wanted = self._wanted_body()
+        children = list(body.children)
+        preview, tail = (0, False) if self.folded_output else PREVIEW.get(self.kind, DEFAULT_PREVIEW)
+        failed = self.status == "failed"
+        for index, (kind, value) in enumerate(wanted):
+            current = children[index] if index < len(children) else None
+            if kind == "text":
+                text = strip_root(value, self.root)
+                if isinstance(current, ToolOutput):
+                    current.set_text(text, error=failed)
+                    continue
+                widget: Widget = ToolOutput(
+                    text, preview_lines=max(preview, 8) if failed else preview, tail=tail, terminal=self.kind == "execute", error=failed
+                )
+            else:
+                path = project_relative(value.path, self.root)
+                key = (path, value.old_text, value.new_text)
+                if isinstance(current, EditDiff) and current.key == key:
+                    continue
+                widget = EditDiff(path, value.old_text, value.new_text)
+                await widget.prepare()
+            if current is not None:
+                await body.mount(widget, before=current)
+                await current.remove()
+            else:
+                await body.mount(widget)
+        for extra in children[len(wanted) :]:
+            await extra.remove()
+
+    def expandables(self) -> list[Widget]:
+        """The folded parts of the body (outputs and diffs that can unfold)."""
+        out: list[Widget] = []
+        for child in self.body.children:
+            if isinstance(child, ToolOutput) and (child.can_expand or child.expanded):
+                out.append(child)
+            elif isinstance(child, EditDiff) and child.long:
+                out.append(child)
+        return out
+
+    def set_expanded(self, expanded: bool) -> None:
+        """Unfold or fold every part of the body."""
+        for child in self.expandables():
+            if getattr(child, "expanded", None) != expanded:
+                child.toggle()  # type: ignore[attr-defined]
+
+    def action_toggle(self) -> None:
+        parts = self.expandables()
+        if parts:
+            self.set_expanded(not any(getattr(p, "expanded", False) for p in parts))

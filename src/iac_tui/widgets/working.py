@@ -1,0 +1,51 @@
+"""The working indicator shown while a turn runs (a spinner unless animations are off)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class WorkingIndicator(Static):
+    """`start(label)` shows it, `stop()` hides it. With `animate` False the mark is still."""
+
+    def __init__(self, animate: bool = True) -> None:
+        super().__init__(markup=False)
+        self.animate = animate
+        self.label = ""
+        self._frame = 0
+        self._timer: Timer | None = None
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def start(self, label: str = "Working…") -> None:
+        """Show the indicator with `label`."""
+        self.label = label
+        self.display = True
+        if self.animate and self._timer is None:
+            self._timer = self.set_interval(1 / 12, self._tick)
+        self._render_label()
+
+    def stop(self) -> None:
+        """Hide the indicator."""
+        self.display = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    @property
+    def running(self) -> bool:
+        """True while shown."""
+        return bool(self.display)
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(FRAMES)
+        self._render_label()
+
+    def _render_label(self) -> None:
+        mark = FRAMES[self._frame] if self.animate else "●"
+        self.update(Content.from_markup("[$accent]$mark[/] $label  [dim]esc to cancel[/dim]", mark=mark, label=self.label))
