@@ -274,7 +274,7 @@ class FakeAnthropic:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, name="fake-anthropic", daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, args=(0.02,), name="fake-anthropic", daemon=True).start()
         return self
 
     def close(self) -> None:

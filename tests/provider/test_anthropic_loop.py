@@ -3,10 +3,17 @@ stop reasons, errors mid-turn, the request limit and usage updates."""
 
 from __future__ import annotations
 
-from fake_anthropic import cut_after_deltas, error_event, message, text, thinking, tool_use
+import asyncio
+
+import pytest
+from anthropic_rig import MODEL
+from fake_anthropic import STALL, cut_after_deltas, error_event, message, text, thinking, tool_use
 
 from iac_code.agent.conversation import Message, TextBlock, ToolUseBlock, user_text
 from iac_code.agent.events import Notice, TextDelta, ToolCallStarted, ToolCallUpdated, UsageUpdated
+from iac_code.agent.session import Session
+from iac_code.providers.anthropic import AnthropicProvider
+from iac_code.sessions.store import SessionMeta, SessionStore, new_session_id
 
 
 def final_statuses(events: list) -> dict[str, str]:
@@ -25,7 +32,7 @@ def assert_no_dangling_tool_use(messages: list[Message]) -> None:
             assert uses <= {r.tool_use_id for r in messages[i + 1].tool_results()}
 
 
-async def test_a_tool_turn_runs_both_tools_and_sends_the_results_back(fake, rig):
+async def test_a_tool_turn_runs_both_tools_and_sends_the_results_back(fake, rig, tmp_path):
     fake.add(
         message(
             text("I'll note it and save it."),
@@ -43,6 +50,7 @@ async def test_a_tool_turn_runs_both_tools_and_sends_the_results_back(fake, rig)
 
     assert result.stop_reason == "end_turn"
     assert [p.tool_name for p in r.prompter.requests] == ["save"]  # the write tool asked, the read tool did not
+    assert (tmp_path / "proj" / "main.tf").read_text() == 'resource "x" "y" {}\n'
     assert final_statuses(r.events) == {"toolu_1": "completed", "toolu_2": "completed"}
     assert result.usage.input_tokens == 120 and result.usage.cache_read_tokens == 900
     assert result.usage.cache_write_tokens == 1050 and result.usage.output_tokens == 46
@@ -154,3 +162,49 @@ async def test_usage_update_follows_every_model_call(fake, rig):
     kinds = [type(e).__name__ for e in r.events if isinstance(e, (UsageUpdated, ToolCallStarted))]
     assert kinds == ["ToolCallStarted", "UsageUpdated", "UsageUpdated"]
     assert [u.used for u in r.of(UsageUpdated)] == [55, 83]
+
+
+async def test_pause_turn_continues_with_the_paused_message_last(fake, rig):
+    fake.add(message(text("Searching..."), stop_reason="pause_turn"), message(text("Found it.")))
+    r = rig()
+    assert (await r.loop.run(user_text("find"))).stop_reason == "end_turn"
+    assert [m["role"] for m in fake.bodies[1]["messages"]] == ["user", "assistant"]
+    assert fake.bodies[1]["messages"][1]["content"] == [
+        {"type": "text", "text": "Searching...", "cache_control": {"type": "ephemeral"}}
+    ]
+
+
+async def test_cancelling_mid_stream_ends_the_turn_cancelled(fake, rig):
+    fake.add([*cut_after_deltas(message(text("Partial answer.", pieces=2)), 1), STALL], message(text("Next.")))
+    r = rig()
+    task = asyncio.create_task(r.loop.run(user_text("slow")))
+    async with asyncio.timeout(10):
+        while not r.of(TextDelta):
+            await asyncio.sleep(0.01)
+    task.cancel()
+    assert (await task).stop_reason == "cancelled"
+    assert r.conversation.messages[-1] == Message(role="assistant", content=[TextBlock(text="Partial ")])
+    assert (await r.loop.run(user_text("again"))).stop_reason == "end_turn"
+
+
+@pytest.mark.parametrize(("level", "budget"), [("off", None), ("low", 2_048), ("high", 24_576)])
+async def test_thought_level_maps_to_a_thinking_budget(fake, settings, tmp_path, level, budget):
+    store = SessionStore(settings.sessions_dir)
+    meta = SessionMeta(session_id=new_session_id(), cwd=str(tmp_path), model=MODEL, thought_level=level)
+    store.create(meta)
+    session = Session(meta, settings, store, provider_factory=lambda model, s: AnthropicProvider(s))
+    fake.add(message(text("ok")))
+
+    async def emit(event) -> None:
+        pass
+
+    try:
+        await session.prompt([TextBlock(text="hi")], emit, None)
+    finally:
+        await session.close()
+    body = fake.bodies[0]
+    if budget is None:
+        assert "thinking" not in body
+    else:
+        assert body["thinking"] == {"type": "enabled", "budget_tokens": budget}
+        assert body["max_tokens"] > budget
