@@ -204,7 +204,9 @@ class AnthropicProvider:
             stream = await self._connect().messages.create(**params, stream=True)
         except anthropic.APIError as exc:
             raise classify(exc) from None
-        except TypeError as exc:  # the SDK's way of saying it found no credentials
+        except anthropic.CredentialsError as exc:  # a credentials source the SDK could not read
+            raise ProviderError("authentication", str(exc)) from None
+        except TypeError as exc:  # the SDK's way of saying it found no credentials at all
             if "authentication" not in str(exc):
                 raise
             raise ProviderError("authentication", NO_CREDENTIALS) from None
