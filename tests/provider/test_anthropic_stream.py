@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -168,3 +169,18 @@ async def test_context_window_default_and_override(fake, settings):
 def test_importing_the_providers_package_does_not_import_anthropic():
     code = "import sys, iac_code.providers, iac_code.agent.session; sys.exit('anthropic' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+async def test_credentials_and_endpoint_from_the_config_file(fake, tmp_path, monkeypatch):
+    config_dir = tmp_path / "from-file"
+    config_dir.mkdir()
+    key = "sk-test-from-config-file-0123456789"
+    (config_dir / "config.json").write_text(json.dumps({"anthropic_api_key": key, "anthropic_base_url": fake.url}))
+    monkeypatch.setenv("IAC_CODE_CONFIG_DIR", str(config_dir))
+    provider = AnthropicProvider(Settings())
+    fake.add(message(text("ok")))
+    try:
+        await collect(provider, request(user_text("hi")))
+    finally:
+        await provider.aclose()
+    assert fake.requests[0].headers["authorization"] == f"Bearer {key}"
