@@ -82,7 +82,7 @@ class EditFileTool(Tool):
 
     async def preview(self, params: EditFileInput, ctx: ToolContext) -> ToolPreview:  # type: ignore[override]
         path = resolve_arg(ctx.cwd, params.path)
-        edit = _prepare(path, shown(path, ctx.cwd), params)
+        edit = _prepare(path, ctx.cwd, params)
         if isinstance(edit, str):
             return ToolPreview(error=edit)
         return ToolPreview(content=[edit.diff(path)], locations=[Location(str(path), edit.first_line)])
@@ -90,7 +90,7 @@ class EditFileTool(Tool):
     async def run(self, params: EditFileInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         path = resolve_arg(ctx.cwd, params.path)
         name = shown(path, ctx.cwd)
-        edit = _prepare(path, name, params)
+        edit = _prepare(path, ctx.cwd, params)
         if isinstance(edit, str):
             return ToolResult.error(edit)
         try:
@@ -184,9 +184,10 @@ def apply_edit(file: TextFile, old: str, new: str, replace_all: bool) -> Edit | 
     )
 
 
-def _prepare(path: Path, name: str, params: EditFileInput) -> Edit | str:
+def _prepare(path: Path, cwd: Path, params: EditFileInput) -> Edit | str:
     """Read `path` and compute the edit; an error message for the model if it cannot apply."""
-    problem = regular_file_error(path, name)
+    name = shown(path, cwd)
+    problem = regular_file_error(cwd, params.path, path)
     if problem:
         return problem + (" To create a file, use write_file." if not path.exists() else "")
     try:

@@ -101,13 +101,15 @@ def binary_message(name: str, kind: str, size: int) -> str:
     return f"{name} is a binary file ({kind}, {size:,} bytes); only text files can be read or edited."
 
 
-def regular_file_error(path: Path, name: str) -> str | None:
-    """Why `path` cannot be read as a file (missing, a directory, a device...), or None if it can."""
+def regular_file_error(cwd: Path, requested: str, path: Path) -> str | None:
+    """Why `path` (the real path of the argument `requested`) cannot be read as a file (missing,
+    a broken link, a directory, a device...), or None if it can."""
+    name = shown(path, cwd)
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        if os.path.islink(path):
-            return f"{name} is a broken symbolic link (its target does not exist)."
+        if os.path.islink(Path(cwd, os.path.expanduser(requested))):
+            return f"{requested} is a broken symbolic link: its target {name} does not exist."
         return f"File not found: {name}. Use list_files or glob to find the right path."
     except OSError as exc:
         return f"Cannot access {name}: {exc.strerror or exc}."

@@ -75,7 +75,7 @@ class GlobTool(Tool):
             return ToolResult.error(f"Invalid glob pattern {params.pattern!r}: {exc}.")
         newest, total = await in_thread(_newest_matches, root, regex)
         if total == 0:
-            return ToolResult(output=f"No files match {params.pattern} in {name}.")
+            return ToolResult(output=f"No files match {params.pattern} (searched {name}).")
         lines = [shown(path, ctx.cwd) for path in newest]
         if total > len(newest):
             lines.append(

@@ -201,7 +201,7 @@ class Results:
     def render(self, name_of, pattern: str, where: str) -> str:  # noqa: ANN001 - name_of: Callable[[Path], str]
         """The text the model sees; `name_of` turns a found path into its display name."""
         if self.total_files == 0:
-            return f"No matches for `{pattern}` in {where}."
+            return f"No matches for `{pattern}` (searched {where})."
         if self.mode == "content":
             out = self._render_lines(name_of)
             left = self.total_matches - self.shown_matches

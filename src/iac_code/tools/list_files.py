@@ -63,7 +63,7 @@ class ListFilesTool(Tool):
         header = name if name.endswith("/") else name + "/"
         if total == 0:
             return ToolResult(output=f"{header} is empty.")
-        lines = [f"{header} ({total:,} entries)"] + [_describe(e) for e in entries]
+        lines = [f"{header} ({total:,} {'entry' if total == 1 else 'entries'})"] + [_describe(e) for e in entries]
         if total > len(entries):
             lines.append(f"[... and {total - len(entries):,} more entries not shown (the first {len(entries):,} by name are listed).]")
         return ToolResult(output="\n".join(lines))

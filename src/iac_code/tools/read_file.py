@@ -86,7 +86,7 @@ class ReadFileTool(Tool):
             return ToolResult.error(f"end_line ({params.end_line}) is before start_line ({start}).")
         path = resolve_arg(ctx.cwd, params.path)
         name = shown(path, ctx.cwd)
-        error = regular_file_error(path, name)
+        error = regular_file_error(ctx.cwd, params.path, path)
         if error:
             return ToolResult.error(error)
         count = MAX_LINES if params.end_line is None else min(MAX_LINES, params.end_line - start + 1)
