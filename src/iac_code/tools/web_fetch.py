@@ -94,7 +94,7 @@ async def _fetch(client: httpx.AsyncClient, params: WebFetchInput, allow_private
                 url = str(response.url.join(response.headers["location"]))
                 continue
             body, truncated = await _read_body(response)
-            return _result(params, response, body, truncated)
+            return await _result(params, response, body, truncated)
     raise FetchRefused(f"Too many redirects (more than {MAX_REDIRECTS}) starting at {params.url}; last: {url}")
 
 
@@ -138,7 +138,7 @@ async def _read_body(response: httpx.Response) -> tuple[bytes, bool]:
     return b"".join(chunks), False
 
 
-def _result(params: WebFetchInput, response: httpx.Response, body: bytes, truncated: bool) -> ToolResult:
+async def _result(params: WebFetchInput, response: httpx.Response, body: bytes, truncated: bool) -> ToolResult:
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
     status = f"{response.status_code} {response.reason_phrase}".strip()
     textual = content_type.startswith("text/") or content_type in _TEXT_TYPES or content_type.endswith(("+json", "+xml"))
@@ -152,15 +152,15 @@ def _result(params: WebFetchInput, response: httpx.Response, body: bytes, trunca
     except LookupError:  # an unknown charset name
         text = body.decode("utf-8", "replace")
     if content_type in ("text/html", "application/xhtml+xml"):
-        text = _to_markdown(text)
+        text = await asyncio.to_thread(_to_markdown, text)  # parsing a big page takes a while
     header = f"URL: {response.url}\nStatus: {status}\nContent-Type: {content_type or 'unknown'}\n\n"
     if len(text) > params.max_length:
+        left = len(text) - params.max_length
         text = text[: params.max_length] + (
-            f"\n\n[... {len(text) - params.max_length:,} more characters not shown; raise max_length "
-            f"(at most {MAX_LENGTH:,}) to see more.]"
+            f"\n\n[... {left:,} more characters not shown; raise max_length (at most {MAX_LENGTH:,}) to see more.]"
         )
-    elif truncated:
-        text += f"\n\n[... the response was cut at {MAX_BODY_BYTES >> 20} MB.]"
+    if truncated:
+        text += f"\n\n[... the response is larger than {MAX_BODY_BYTES >> 20} MB; only the start was read.]"
     if response.is_error:
         return ToolResult.error(f"HTTP {status} from {response.url}\n\n{text}")
     return ToolResult(output=header + text)
@@ -169,7 +169,7 @@ def _result(params: WebFetchInput, response: httpx.Response, body: bytes, trunca
 def _to_markdown(html: str) -> str:
     from markdownify import markdownify  # deferred: start-up time
 
-    markdown = markdownify(html, heading_style="ATX")
+    markdown = markdownify(html, heading_style="ATX", escape_underscores=False)  # keep aws_vpc readable
     lines = [line.rstrip() for line in markdown.splitlines()]
     out: list[str] = []
     for line in lines:  # collapse runs of blank lines
