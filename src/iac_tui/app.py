@@ -136,6 +136,8 @@ class IacTui(App[None]):
         self.connection: AgentConnection | None = None
         self.agent_info: Any = None
         self._restoring = False
+        self.turns_started = 0
+        self.turns_ended = 0
         self._files: list[str] = []
         self._files_at = 0.0
         self._indexing = False
@@ -287,7 +289,20 @@ class IacTui(App[None]):
         await self._enter(session_id)
         response = await self.conn.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=[])
         self.state.apply_session_response(response)
+        await self._fetch_title(session_id)
         self.post_message(self.SessionOpened(session_id, "load", note))
+
+    async def _fetch_title(self, session_id: str) -> None:
+        """A loaded session's title comes from `session/list` (load itself does not tell it)."""
+        if self.state.title or not self._session_capability("list"):
+            return
+        try:
+            sessions = await self._list_sessions()
+        except (ConnectionError, acp.RequestError):
+            return
+        found = next((s for s in sessions if s.session_id == session_id), None)
+        if found is not None and found.title and self.state.session_id == session_id and not self.state.title:
+            self.state.title = found.title
 
     async def _reattach(self, session_id: str) -> None:
         """After a restart: resume the session without replay if possible, else reload it."""
@@ -449,6 +464,7 @@ class IacTui(App[None]):
         blocks, attached = await asyncio.to_thread(build_prompt, text, self.project, embedded)
         await self.conversation.add_user(text, [a.path for a in attached])
         self.busy = True
+        self.turns_started += 1
         self.indicator.start("Working…")
         self._run_turn(self.state.session_id, blocks)
 
@@ -468,6 +484,7 @@ class IacTui(App[None]):
             return
         await self.conversation.close_open()
         self.busy = False
+        self.turns_ended += 1
         self.indicator.stop()
         self._drop_permission_prompts()
         if message.usage is not None:

@@ -48,8 +48,10 @@ class ToolOutput(VerticalGroup):
     @property
     def hidden_lines(self) -> int:
         """How many lines the folded view leaves out."""
-        count = self.text.count("\n") + 1 if self.text else 0
-        return max(0, count - self.preview_lines) if count > self.preview_lines + 1 else 0
+        count = self.text.rstrip("\n").count("\n") + 1 if self.text else 0
+        if self.preview_lines == 0:
+            return count
+        return count - self.preview_lines if count > self.preview_lines + 1 else 0
 
     @property
     def can_expand(self) -> bool:
@@ -83,9 +85,9 @@ class ToolOutput(VerticalGroup):
         else:
             shown = lines[-self.preview_lines :] if self.tail else lines[: self.preview_lines]
             if self.preview_lines == 0:
-                note = f"▸ {len(lines)} lines (enter or click to show)"
+                note = f"▸ {_lines(len(lines))} (enter or click to show)"
             else:
-                note = f"▸ {hidden} more lines (enter or click to show)"
+                note = f"▸ {_lines(hidden, 'more ')} (enter or click to show)"
         body = "\n".join(shown)
         text_widget.display = bool(shown)
         if self.terminal:
@@ -98,3 +100,7 @@ class ToolOutput(VerticalGroup):
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.toggle()
+
+
+def _lines(count: int, more: str = "") -> str:
+    return f"{count} {more}line" + ("" if count == 1 else "s")

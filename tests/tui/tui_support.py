@@ -1,0 +1,109 @@
+"""Helpers for the iac-tui tests: build the app on the real `iac-code acp` with a scripted model.
+
+Every app spawns the agent as a subprocess (`python -m iac_code acp`) on the offline scripted
+model, with its config dir, logs and history inside the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from iac_tui.app import IacTui
+from iac_tui.launch import AgentCommand
+
+DEADLINE = 30.0
+
+
+class Workspace:
+    """A project dir, a config dir and a script file under one temporary directory."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.project = base / "infra"
+        self.config = base / "iac-config"
+        self.logs = base / "tui-logs"
+        self.project.mkdir(parents=True, exist_ok=True)
+        self._scripts = 0
+
+    def write(self, rel: str, text: str) -> Path:
+        """Create a project file."""
+        path = self.project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def script(self, turns: list[dict[str, Any]]) -> Path:
+        """Write a scripted-model script; returns its path."""
+        self._scripts += 1
+        path = self.base / f"script-{self._scripts}.json"
+        path.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+        return path
+
+    def env(self, script: Path | None) -> dict[str, str]:
+        """The agent's extra environment: scripted model, config dir in the workspace."""
+        env = {"IAC_CODE_MODEL": "scripted", "IAC_CODE_CONFIG_DIR": str(self.config)}
+        if script is not None:
+            env["IAC_CODE_SCRIPT"] = str(script)
+        return env
+
+    def app(self, turns: list[dict[str, Any]] | None = None, **kw: Any) -> IacTui:
+        """An app on this project whose agent plays `turns`."""
+        script = self.script(turns) if turns is not None else None
+        kw.setdefault("animations", False)
+        kw.setdefault("log_dir", self.logs)
+        kw.setdefault("history_file", None)
+        env = self.env(script)
+        env.update(kw.pop("env", {}))
+        return IacTui(self.project, env=env, **kw)
+
+    def sessions_dir(self) -> Path:
+        """Where the agent keeps its sessions."""
+        return self.config / "sessions"
+
+
+def python_agent(code: str) -> AgentCommand:
+    """An `--agent` command running a Python snippet with this interpreter."""
+    return AgentCommand((sys.executable, "-c", code))
+
+
+async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = DEADLINE, what: str = "") -> Any:
+    """Poll `predicate` between Pilot pauses until it is truthy; fail after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await pilot.pause(0.05)
+
+
+async def ready(pilot: Any) -> str:
+    """Wait for the agent to start and a session to open; returns the session id."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.state.session_id and app.agent_state == "ready" and app.state.config_options, what="a session")
+    await pilot.pause(0.1)
+    return app.state.session_id
+
+
+async def send(pilot: Any, text: str) -> None:
+    """Type `text` in the prompt and press enter."""
+    app = pilot.app
+    started = app.turns_started
+    app.prompt.focus()
+    app.prompt.load_text(text)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.turns_started > started, what="the turn to start")
+
+
+async def turn_done(pilot: Any, timeout: float = DEADLINE) -> None:
+    """Wait until the running turn has ended and its blocks are rendered."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.turns_ended == app.turns_started and not app.busy, timeout, what="the turn to end")
+    await pilot.pause(0.2)
+
