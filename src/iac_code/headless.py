@@ -65,6 +65,7 @@ class Printer:
         self.titles: dict[str, str] = {}
         self.status: dict[str, str] = {}
         self._paragraph = False  # a tool call came after the last text: start a new paragraph
+        self._mid_line = False  # the answer text written last did not end a line
 
     async def emit(self, event: ev.Event) -> None:
         """Receive one event of the turn."""
@@ -73,7 +74,7 @@ class Printer:
                 self._paragraph = False
                 self.answer.append("\n\n")
                 if self.fmt == "text":
-                    self.out.write("\n\n")
+                    self.out.write("\n\n" if self._mid_line else "\n")
             self.answer.append(event.text)
         elif isinstance(event, ev.ToolCallStarted):
             self._paragraph = bool(self.answer)
@@ -94,7 +95,12 @@ class Printer:
         if isinstance(event, ev.TextDelta):
             self.out.write(event.text)
             self.out.flush()
-        elif isinstance(event, ev.ToolCallUpdated) and event.status in ("completed", "failed"):
+            self._mid_line = not event.text.endswith("\n")
+            return
+        if self._mid_line and self.err is self.out:
+            self.out.write("\n")
+            self._mid_line = False
+        if isinstance(event, ev.ToolCallUpdated) and event.status in ("completed", "failed"):
             mark = "done" if event.status == "completed" else "failed"
             detail = ""
             if event.status == "failed" and isinstance(event.raw_output, dict):

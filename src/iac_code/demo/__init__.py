@@ -3,8 +3,8 @@
 The offline scripted model (`script.json` beside this file) asks for a third vswitch in another
 zone and environment tags on every resource: it lists, reads and greps the files, publishes a
 plan, edits with diffs (each edit asks permission in the terminal app), runs an offline
-validation in `bash` (`scripts/validate.py`, plus `terraform fmt -check` when Terraform is
-installed) and summarises. Every tool really runs on the copy; nothing touches a cloud account.
+validation in `bash` (the project's `scripts/check.sh`: an HCL/YAML parse and policy check, plus
+`terraform fmt -check` when Terraform is installed) and summarises. Every tool really runs on the copy; nothing touches a cloud account.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ APPROVED_TOOLS = {"edit_file", "write_file", "bash"}
 
 
 def prepare(root: Path) -> tuple[Path, dict[str, str]]:
-    """Copy the example project under `root` and write the demo script there.
+    """Copy the example project under `root`.
 
     Returns the project directory and the environment variables that run the agent on the
     scripted model with a config dir of its own (the demo leaves `~/.iac-code` alone).
@@ -38,12 +38,12 @@ def prepare(root: Path) -> tuple[Path, dict[str, str]]:
         raise FileNotFoundError(f"the example project is missing: {EXAMPLE} (run the demo from a source checkout)")
     project = root / "alicloud-network"
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".terraform", "*.tfstate*"))
-    script = root / "demo-script.json"
-    script.write_text(SCRIPT.read_text(encoding="utf-8").replace("@PYTHON@", shlex.quote(sys.executable)), encoding="utf-8")
     env = {
         "IAC_CODE_MODEL": "scripted",
-        "IAC_CODE_SCRIPT": str(script),
+        "IAC_CODE_SCRIPT": str(SCRIPT),
         "IAC_CODE_CONFIG_DIR": str(root / "config"),
+        # the project's checks run `python3`: make it this interpreter, which has python-hcl2 and PyYAML
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
     }
     return project, env
 
@@ -55,14 +55,14 @@ def verify(project: Path) -> list[str]:
     if "app-c" not in variables:
         problems.append("terraform/variables.tf has no third vswitch (app-c)")
     check = subprocess.run(
-        [sys.executable, "scripts/validate.py", "--require-tags"],
+        ["sh", "scripts/check.sh", "--require-tags"],
         cwd=project,
         capture_output=True,
         text=True,
         check=False,
     )
     if check.returncode != 0:
-        problems.append("scripts/validate.py --require-tags failed:\n" + check.stdout + check.stderr)
+        problems.append("scripts/check.sh --require-tags failed:\n" + check.stdout + check.stderr)
     return problems
 
 
