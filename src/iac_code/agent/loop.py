@@ -393,6 +393,8 @@ class AgentLoop:
         )
         result = await child.run(user_text(prompt))
         self._state.usage.add(result.usage)
+        if result.stop_reason == "cancelled":  # the child's turn absorbed the cancel of the task both run in
+            raise asyncio.CancelledError
         answer = next((m.text() for m in reversed(child.conversation.messages) if m.role == "assistant" and m.text()), "")
         if result.stop_reason == "max_turn_requests":
             answer += f"\n\n(The sub-agent stopped after {SUBAGENT_MAX_REQUESTS} model requests.)"
