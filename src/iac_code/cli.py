@@ -1,7 +1,7 @@
 """The `iac-code` command.
 
     iac-code [PATH] [TUI OPTIONS]   open the terminal app (iac-tui) on PATH
-    iac-code acp                    serve the Agent Client Protocol on stdio (what editors spawn)
+    iac-code acp [--http ADDR]      serve the Agent Client Protocol on stdio (what editors spawn) or HTTP
     iac-code -p PROMPT [OPTIONS]    headless: run one prompt here and print the answer
     iac-code demo [--headless]      play the bundled demo on a copy of the example project
 """
@@ -28,6 +28,15 @@ def _acp(args: argparse.Namespace) -> int:
 
     settings = _settings()
     setup_logging(settings, "acp")
+    if args.http:
+        from iac_code.acp.http import serve_http
+
+        try:
+            serve_http(settings, args.http, os.environ.get("IAC_CODE_HTTP_TOKEN") or None)
+        except ValueError as exc:
+            print(f"iac-code acp: {exc}", file=sys.stderr)
+            return 2
+        return 0
     from iac_code.acp.server import serve_stdio
 
     try:
@@ -94,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--continue", dest="continue_last", action="store_true", help="continue this directory's latest session")
     sub = parser.add_subparsers(dest="command")
     acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdin/stdout")
+    acp.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve ACP's Streamable HTTP transport instead (needs IAC_CODE_HTTP_TOKEN off loopback)",
+    )
     acp.set_defaults(run=_acp)
     demo = sub.add_parser("demo", help="play the demo task on a copy of the example project")
     demo.add_argument("--headless", action="store_true", help="play it without the terminal app, approving every step")
