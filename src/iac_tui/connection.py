@@ -121,6 +121,8 @@ class AgentConnection:
                 self.initialize_response = initialize.result()
             except Exception as exc:  # an error answer, or the connection closed
                 await asyncio.wait({exited}, timeout=STDERR_GRACE)
+                if isinstance(exc, ConnectionError) and process.returncode is not None:
+                    return AgentExit(f"The agent {describe_returncode(process.returncode)} before it answered initialize.", process.returncode)
                 return AgentExit(f"The agent failed to initialize: {_describe(exc)}", process.returncode)
             await on_ready(self.initialize_response)
             await exited

@@ -17,6 +17,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
 SEGMENT_CHARS = 4000
+_PARAGRAPH_END = re.compile(r"(?<=\n\n)")
 _CONTINUATION = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||>|\s)")
 
 
@@ -53,13 +54,18 @@ class StreamingMarkdown(VerticalGroup):
             return
         if self.finished:
             raise RuntimeError("write() after finish()")
-        if self._stream is None or self._should_split(text):
-            await self._new_segment()
         self._parts.append(text)
-        self._segment_chars += len(text)
-        self._track(text)
-        assert self._stream is not None
-        await self._stream.write(text)
+        # a chunk may hold a paragraph break in its middle: consider a split at each one
+        pieces = _PARAGRAPH_END.split(text) if "\n\n" in text else (text,)
+        for piece in pieces:
+            if not piece:
+                continue
+            if self._stream is None or self._should_split(piece):
+                await self._new_segment()
+            self._segment_chars += len(piece)
+            self._track(piece)
+            assert self._stream is not None
+            await self._stream.write(piece)
 
     async def finish(self) -> None:
         """Render what is pending and stop streaming (idempotent)."""

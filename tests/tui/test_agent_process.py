@@ -1,0 +1,111 @@
+"""The agent process: start failures, crashes, a chatty stderr, restart; the environment it gets."""
+
+from __future__ import annotations
+
+import sys
+
+from iac_tui.launch import AgentCommand, agent_environment, parse_agent_command
+from iac_tui.widgets.agent_error import AgentError
+from iac_tui.widgets.message import AgentMessage
+from tui_support import python_agent, ready, send, turn_done, wait_until
+
+
+def error_text(app) -> str:
+    block = app.query_one(AgentError)
+    return block.reason + "\n" + "\n".join(block.stderr_tail)
+
+
+async def test_missing_program_is_reported_in_place(ws):
+    app = ws.app([], agent=AgentCommand(("/nonexistent/acp-agent", "--stdio")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        assert "Could not start the agent" in app.query_one(AgentError).reason
+        assert app.agent_state == "stopped"
+        assert app.check_action("restart_agent", ()) is True
+
+
+async def test_agent_exiting_with_an_error_shows_its_stderr(ws):
+    code = "import sys; sys.stderr.write('config error: no such profile\\n'); sys.exit(3)"
+    app = ws.app([], agent=python_agent(code))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        text = error_text(app)
+        assert "exited with status 3" in text
+        assert "config error: no such profile" in text
+        log = app.query_one(AgentError).log_path
+        assert log and "config error" in open(log).read()
+
+
+async def test_agent_that_never_answers_initialize_does_not_hang(ws, monkeypatch):
+    import iac_tui.connection as connection
+
+    monkeypatch.setattr(connection, "INITIALIZE_TIMEOUT", 1.0)
+    app = ws.app([], agent=python_agent("import time; time.sleep(60)"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        assert "did not answer initialize" in app.query_one(AgentError).reason
+
+
+async def test_agent_killed_mid_turn_then_restarted(ws):
+    long = " ".join(f"word{i}" for i in range(400))
+    turns = [
+        {"match": "long", "blocks": [{"type": "text", "text": long}], "chunk_delay_ms": 20},
+        {"match": "again", "blocks": [{"type": "text", "text": "Back again."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        session_id = await ready(pilot)
+        await send(pilot, "long answer")
+        await wait_until(pilot, lambda: app.query(AgentMessage) and len(app.query_one(AgentMessage).source) > 50, what="streaming")
+        app.connection.process.kill()
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        assert "was killed by SIGKILL" in app.query_one(AgentError).reason
+        assert not app.busy
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.agent_state == "ready" and app.conn is not None, what="the restart")
+        await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the resume")
+        assert app.state.session_id == session_id  # the same session goes on
+        await send(pilot, "again please")
+        await turn_done(pilot)
+        assert app.query(AgentMessage).last().source == "Back again."
+
+
+async def test_chatty_stderr_does_not_block_the_agent(ws):
+    # 4 MB on stderr before the agent starts: far beyond a pipe buffer
+    code = (
+        "import os, sys\n"
+        "sys.stderr.write(('x' * 1023 + '\\n') * 4096)\n"
+        "sys.stderr.flush()\n"
+        "os.execv(sys.executable, [sys.executable, '-m', 'iac_code', 'acp'])\n"
+    )
+    app = ws.app([{"blocks": [{"type": "text", "text": "Still here."}]}], agent=python_agent(code))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await turn_done(pilot)
+        assert app.query_one(AgentMessage).source == "Still here."
+        assert app.connection.stderr.bytes_read >= 4 * 1024 * 1024
+        assert app.connection.stderr.path.stat().st_size >= 4 * 1024 * 1024
+
+
+def test_agent_environment_passes_the_users_variables():
+    env = agent_environment(
+        {"ANTHROPIC_API_KEY": "sk-test", "IAC_CODE_MODEL": "scripted", "LANG": "C.UTF-8", "HTTPS_PROXY": "http://p", "BASH_FUNC_x%%": "() { :; }"},
+        {"EXTRA": "1"},
+    )
+    assert env["ANTHROPIC_API_KEY"] == "sk-test"
+    assert env["IAC_CODE_MODEL"] == "scripted"
+    assert env["LANG"] == "C.UTF-8" and env["HTTPS_PROXY"] == "http://p"
+    assert env["EXTRA"] == "1"
+    assert "BASH_FUNC_x%%" not in env
+
+
+def test_parse_agent_command():
+    assert parse_agent_command('npx "@zed/claude-code-acp" --debug').argv == ("npx", "@zed/claude-code-acp", "--debug")
+    assert str(AgentCommand((sys.executable, "-m", "iac_code", "acp"))).endswith("-m iac_code acp")
+    for bad in ("", "   ", "'unterminated"):
+        try:
+            parse_agent_command(bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"{bad!r} accepted")

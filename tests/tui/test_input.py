@@ -1,0 +1,143 @@
+"""The prompt against the real agent: cancel, slash and @path completion, attachments, history, help."""
+
+from __future__ import annotations
+
+from iac_tui.screens.help import HelpScreen
+from iac_tui.widgets.message import AgentMessage, UserMessage
+from iac_tui.widgets.note import Note
+from tui_support import ready, send, turn_done, wait_until
+
+LONG = " ".join(f"w{i}" for i in range(2000))
+
+
+async def test_escape_cancels_a_long_stream_and_the_session_goes_on(ws):
+    turns = [
+        {"match": "long", "blocks": [{"type": "text", "text": LONG}], "chunk_delay_ms": 5},
+        {"match": "short", "blocks": [{"type": "text", "text": "Short answer."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "long story")
+        await wait_until(pilot, lambda: app.query(AgentMessage) and len(app.query_one(AgentMessage).source) > 100, what="streaming")
+        assert app.check_action("cancel_turn", ()) is True
+        await pilot.press("escape")
+        await turn_done(pilot)
+        streamed = app.query_one(AgentMessage).source
+        assert 100 < len(streamed) < len(LONG)
+        assert [n.text for n in app.query(Note)] == ["Cancelled."]
+        assert app.check_action("cancel_turn", ()) is False
+        await send(pilot, "short one")
+        await turn_done(pilot)
+        assert app.query(AgentMessage).last().source == "Short answer."
+
+
+async def test_prompt_while_busy_is_kept_not_sent(ws):
+    app = ws.app([{"blocks": [{"type": "text", "text": LONG}], "chunk_delay_ms": 5}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "long story")
+        app.prompt.load_text("impatient")
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.prompt.text == "impatient"
+        assert len(app.query(UserMessage)) == 1
+        await pilot.press("escape")
+        await turn_done(pilot)
+
+
+async def test_slash_opens_the_agents_commands(ws):
+    app = ws.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_until(pilot, lambda: app.prompt.commands, what="available commands")
+        assert {c.name for c in app.prompt.commands} >= {"compact", "clear", "help"}
+        await pilot.press("/", "c", "o")
+        completion = app.prompt.completion
+        assert completion.open
+        assert [i.value for i in completion.items][0] == "/compact "
+        await pilot.press("tab")
+        assert app.prompt.text == "/compact "
+        await pilot.pause(0.05)
+        assert not completion.open
+
+
+async def test_at_path_attaches_the_file_as_a_resource(ws):
+    ws.write("modules/network/main.tf", 'resource "aws_vpc" "main" { cidr_block = "10.9.0.0/16" }\n')
+    ws.write("build/output.tf", "# generated\n")
+    ws.write(".gitignore", "build/\n")
+    turns = [
+        {"match": "10.9.0.0/16", "blocks": [{"type": "text", "text": "I can see the VPC file."}]},
+        {"blocks": [{"type": "text", "text": "No file attached."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.prompt.focus()
+        await pilot.press(*"check @", "n", "e", "t", "m")
+        completion = app.prompt.completion
+        await wait_until(pilot, lambda: completion.open, what="path completion")
+        values = [i.value for i in completion.items]
+        assert values[0] == "@modules/network/main.tf "
+        app.prompt.load_text("")
+        await pilot.press("@", "o", "u", "t")
+        await pilot.pause(0.1)
+        assert "@build/output.tf " not in [i.value for i in completion.items]  # .gitignore'd
+        app.prompt.load_text("")
+        await pilot.press(*"check @netm")
+        await wait_until(pilot, lambda: completion.open, what="path completion")
+        await pilot.press("tab")
+        assert app.prompt.text == "check @modules/network/main.tf "
+        await pilot.press("enter")
+        await turn_done(pilot)
+        assert app.query_one(AgentMessage).source == "I can see the VPC file."
+        user = app.query_one(UserMessage)
+        assert "modules/network/main.tf" in str(user.query_one(".attachments").render())
+
+
+async def test_history_walks_previous_prompts(ws, tmp_path):
+    turns = [{"blocks": [{"type": "text", "text": "one"}]}, {"blocks": [{"type": "text", "text": "two"}]}]
+    history = tmp_path / "history.jsonl"
+    app = ws.app(turns, history_file=history)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first prompt")
+        await turn_done(pilot)
+        await send(pilot, "second prompt\nwith two lines")
+        await turn_done(pilot)
+        app.prompt.focus()
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert app.prompt.text == "second prompt\nwith two lines"
+        app.prompt.move_cursor((0, 0))
+        await pilot.press("up")
+        assert app.prompt.text == "first prompt"
+        await pilot.press("down")
+        assert app.prompt.text == "second prompt\nwith two lines"
+        app.prompt.move_cursor(app.prompt.document.end)
+        await pilot.press("down")
+        assert app.prompt.text == "draft"
+    again = ws.app([], history_file=history)
+    async with again.run_test(size=(100, 30)) as pilot:
+        again.prompt.focus()
+        await pilot.press("up")
+        assert again.prompt.text == "second prompt\nwith two lines"
+
+
+async def test_newline_keys_do_not_send(ws):
+    app = ws.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.prompt.focus()
+        await pilot.press("a", "shift+enter", "b", "ctrl+j", "c")
+        assert app.prompt.text == "a\nb\nc"
+        assert app.turns_started == 0
+
+
+async def test_f1_opens_help(ws):
+    app = ws.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help to close")

@@ -1,0 +1,201 @@
+"""Unit tests of the app's plain parts: client fs confinement, mentions, file index, fuzzy, logs, formats."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import acp
+import pytest
+from acp import helpers
+from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption
+
+from iac_tui import messages as m
+from iac_tui.client import TuiClient
+from iac_tui.display import format_time, format_tokens, project_relative, strip_root
+from iac_tui.file_index import list_project_files
+from iac_tui.fuzzy import fuzzy_filter, fuzzy_match
+from iac_tui.mentions import build_prompt, mentioned_paths
+from iac_tui.state import SessionState
+from iac_tui.stderr_log import StderrLog, new_log_path
+from iac_tui.widgets.streaming import StreamingMarkdown
+
+
+# ----- client -----
+
+
+def make_client(tmp_path):
+    posted = []
+    client = TuiClient(posted.append, tmp_path)
+    return client, posted
+
+
+async def test_client_reads_and_writes_inside_the_project_only(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a.tf").write_text("one\ntwo\nthree\n")
+    (tmp_path / "secret.txt").write_text("no")
+    os.symlink(tmp_path / "secret.txt", project / "link.txt")
+    client, _ = make_client(project)
+    assert (await client.read_text_file("s", str(project / "a.tf"))).content == "one\ntwo\nthree\n"
+    assert (await client.read_text_file("s", str(project / "a.tf"), line=2, limit=1)).content == "two\n"
+    await client.write_text_file("s", str(project / "sub" / "b.tf"), "new\n")
+    assert (project / "sub" / "b.tf").read_text() == "new\n"
+    for path in (tmp_path / "secret.txt", project / "link.txt", project / ".." / "secret.txt"):
+        with pytest.raises(acp.RequestError):
+            await client.read_text_file("s", str(path))
+    with pytest.raises(acp.RequestError):
+        await client.write_text_file("s", str(tmp_path / "evil.txt"), "x")
+    with pytest.raises(acp.RequestError):
+        await client.read_text_file("s", "relative.tf")
+    assert not (tmp_path / "evil.txt").exists()
+
+
+async def test_client_posts_updates_in_order_and_filters_other_sessions(tmp_path):
+    client, posted = make_client(tmp_path)
+    client.session_id = "s1"
+    await client.session_update("s1", helpers.update_agent_message_text("a"))
+    await client.session_update("s2", helpers.update_agent_message_text("other"))
+    await client.session_update("s1", helpers.update_agent_thought_text("t"))
+    await client.session_update("s1", helpers.start_tool_call("c1", "Read x", kind="read", status="pending"))
+    await client.session_update("s1", helpers.update_plan([helpers.plan_entry("step")]))
+    kinds = [type(p).__name__ for p in posted]
+    assert kinds == ["MessageChunk", "ThoughtChunk", "ToolCall", "PlanChanged"]
+    assert posted[0].text == "a" and posted[2].started
+
+
+async def test_client_permission_answers_by_id_or_cancelled(tmp_path):
+    client, posted = make_client(tmp_path)
+    options = [PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once")]
+    task = asyncio.ensure_future(client.request_permission("s", helpers.update_tool_call("c1"), options))
+    await asyncio.sleep(0)
+    request = posted[-1]
+    assert isinstance(request, m.PermissionRequested)
+    request.reply.answer("allow_once")
+    outcome = (await task).outcome
+    assert isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow_once"
+
+    task = asyncio.ensure_future(client.request_permission("s", helpers.update_tool_call("c2"), options))
+    await asyncio.sleep(0)
+    assert client.pending_permissions == 1
+    assert client.cancel_permissions() == 1
+    assert isinstance((await task).outcome, DeniedOutcome)
+    assert client.pending_permissions == 0
+
+
+# ----- mentions and files -----
+
+
+def test_mentions_parse_paths():
+    assert mentioned_paths("look at @main.tf and @modules/a\\ b.tf, thanks @main.tf") == ["main.tf", "modules/a b.tf"]
+    assert mentioned_paths("mail me@example.com") == []
+
+
+def test_build_prompt_embeds_text_files_and_links_others(tmp_path):
+    (tmp_path / "main.tf").write_text("resource {}\n")
+    (tmp_path / "blob.bin").write_bytes(b"\0\1\2")
+    blocks, attached = build_prompt("see @main.tf @blob.bin @missing.tf", tmp_path, embedded_context=True)
+    assert [b.type for b in blocks] == ["text", "resource", "resource_link"]
+    assert blocks[0].text == "see @main.tf @blob.bin @missing.tf"
+    assert blocks[1].resource.text == "resource {}\n"
+    assert blocks[1].resource.uri == (tmp_path / "main.tf").resolve().as_uri()
+    assert [(a.path, a.embedded) for a in attached] == [("main.tf", True), ("blob.bin", False)]
+    blocks, _ = build_prompt("see @main.tf", tmp_path, embedded_context=False)
+    assert [b.type for b in blocks] == ["text", "resource_link"]
+    (tmp_path / "sub").mkdir()
+    outside, _ = build_prompt("@../main.tf", tmp_path / "sub")  # exists, but outside the project
+    assert [b.type for b in outside] == ["text"]
+
+
+def test_file_index_honours_gitignore_files(tmp_path):
+    for rel in ["main.tf", "build/out.tf", "modules/a/main.tf", "modules/a/cache.tmp", ".git/config", "logs/x.log", "logs/keep.log"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    (tmp_path / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    (tmp_path / "modules" / ".gitignore").write_text("*.tmp\n")
+    files = list_project_files(tmp_path)
+    assert files == [".gitignore", "logs/keep.log", "main.tf", "modules/.gitignore", "modules/a/main.tf"]
+
+
+def test_fuzzy_prefers_file_names_and_runs():
+    assert fuzzy_match("xyz", "main.tf") is None
+    ranked = [c for c, _ in fuzzy_filter("main", ["modules/main/variables.tf", "main.tf", "domain.tf"])]
+    assert ranked[0] == "main.tf"
+    ranked = [c for c, _ in fuzzy_filter("vpc", ["modules/vpc/main.tf", "vpc.tf", "variables_pc.tf"])]
+    assert ranked[0] == "vpc.tf"
+
+
+# ----- logs, formats, state -----
+
+
+def test_stderr_log_keeps_the_tail_and_the_whole_file(tmp_path):
+    path = new_log_path(tmp_path / "logs")
+    log = StderrLog(path, max_lines=3)
+    log.feed(b"one\ntwo\nthr")
+    log.feed(b"ee\nfour\npart")
+    assert log.tail(10) == ["two", "three", "four", "part"]
+    assert log.tail(2) == ["four", "part"]
+    log.close()
+    assert path.read_bytes() == b"one\ntwo\nthree\nfour\npart"
+
+
+def test_old_logs_are_pruned(tmp_path):
+    for i in range(30):
+        (tmp_path / f"agent-stderr-2020-{i:02d}.log").write_text("x")
+    new_log_path(tmp_path)
+    assert len(list(tmp_path.glob("agent-stderr-*.log"))) == 19
+
+
+def test_formats(tmp_path):
+    assert [format_tokens(n) for n in (950, 1000, 12_345, 200_000, 1_500_000)] == ["950", "1k", "12.3k", "200k", "1.5M"]
+    assert project_relative(str(tmp_path / "a" / "b.tf"), tmp_path) == "a/b.tf"
+    assert strip_root(f"Edit {tmp_path}/main.tf", tmp_path) == "Edit main.tf"
+    assert format_time("2026-03-04T05:06:07+00:00") == "2026-03-04 05:06"  # TZ=UTC in these tests
+    assert format_time(None) == ""
+
+
+def test_state_settings_from_config_options_and_modes():
+    from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
+
+    state = SessionState()
+    state.modes = SessionModeState(current_mode_id="a", available_modes=[SessionMode(id="a", name="A"), SessionMode(id="b", name="B")])
+    assert state.setting("mode").via_modes and state.setting("mode").current_name == "A"
+    state.config_options = [
+        SessionConfigOptionSelect(type="select", id="m", name="Model", category="model", current_value="x",
+                                  options=[SessionConfigSelectOption(value="x", name="X")]),
+        SessionConfigOptionSelect(type="select", id="mode", name="Mode", category="mode", current_value="b",
+                                  options=[SessionConfigSelectOption(value="a", name="A"), SessionConfigSelectOption(value="b", name="B")]),
+    ]
+    assert state.setting("model").current_name == "X"
+    assert not state.setting("mode").via_modes and state.setting("mode").current == "b"
+    state.set_mode("a")
+    assert state.setting("mode").current == "a" and state.modes.current_mode_id == "a"
+
+
+# ----- streaming markdown -----
+
+
+async def test_streaming_markdown_splits_long_text_into_segments_at_paragraphs():
+    from textual.app import App
+
+    paragraph = ("lorem ipsum " * 40).strip() + "\n\n"
+    fence = "```hcl\n" + 'resource "x" "y" {}\n\n' * 200 + "```\n\n"
+
+    class Host(App):
+        def compose(self):
+            yield StreamingMarkdown()
+
+    app = Host()
+    async with app.run_test() as pilot:
+        widget = app.query_one(StreamingMarkdown)
+        text = paragraph * 20 + fence + paragraph * 5
+        for piece in text.split(" "):
+            await widget.write(piece + " ")
+        await widget.finish()
+        await pilot.pause()
+        segments = widget._segments
+        assert len(segments) >= 3
+        assert "".join(s.source for s in segments) == widget.source
+        # no segment starts or ends inside the code fence
+        for segment in segments:
+            assert segment.source.count("```") % 2 == 0
