@@ -11,6 +11,7 @@ import heapq
 import os
 import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import Field
@@ -89,7 +90,7 @@ def _newest_matches(root: Path, regex: re.Pattern[str], stop: threading.Event) -
     """The `MAX_RESULTS` most recently modified matching files (ties in walk order) and the total."""
     total = 0
 
-    def matches():  # noqa: ANN202 - an iterator of (mtime, path)
+    def matches() -> Iterator[tuple[float, Path]]:
         nonlocal total
         for entry in walk_files(root, include_links=True, stop=stop):
             if regex.match(entry.rel):

@@ -24,6 +24,7 @@ import shutil
 import sysconfig
 import threading
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -35,6 +36,8 @@ from iac_code.tools.paths import is_sensitive
 from iac_code.tools.walk import glob_regex, walk_files
 
 OutputMode = Literal["files_with_matches", "content", "count"]
+Accept = Callable[[Path], bool]
+"""Whether a found file may be reported (see `_filter`)."""
 
 DEFAULT_RESULTS = 100
 MAX_RESULTS = 1_000
@@ -110,17 +113,28 @@ class GrepTool(Tool):
             if kind is not None:
                 return ToolResult.error(binary_message(name, kind, root.stat().st_size))
         elif not root.is_dir():
-            return ToolResult.error(f"Path not found: {name}.")
-        results = Results(params.output_mode, params.max_results, params.context or 0)
-        accept = _filter(root, params.glob, ctx.config_dir)
-        rg = ripgrep_binary()
-        if rg is not None:
-            error = await _search_rg(rg, root, params, results, accept)
-        else:
-            error = await in_thread(search_python, root, params, results, accept)
+            return ToolResult.error(f"{name} is not a file or directory." if root.exists() else f"Path not found: {name}.")
+        try:
+            accept = _filter(root, params.glob, ctx.config_dir)
+        except re.error as exc:
+            return ToolResult.error(f"Invalid glob {params.glob!r}: {exc}.")
+        results, error = await _search(root, params, accept)
         if error:
             return ToolResult.error(error)
         return ToolResult(output=results.render(lambda p: shown(p, ctx.cwd), params.pattern, name))
+
+
+async def _search(root: Path, params: GrepInput, accept: Accept) -> tuple[Results, str | None]:
+    """Search with ripgrep, or in Python when it is missing or cannot start."""
+    rg = ripgrep_binary()
+    if rg is not None:
+        results = Results(params.output_mode, params.max_results, params.context or 0)
+        try:
+            return results, await _search_rg(rg, root, params, results, accept)
+        except OSError:
+            pass
+    results = Results(params.output_mode, params.max_results, params.context or 0)
+    return results, await in_thread(search_python, root, params, results, accept)
 
 
 @functools.cache
@@ -132,8 +146,10 @@ def ripgrep_binary() -> str | None:
     return shutil.which("rg")
 
 
-def _filter(root: Path, glob: str | None, config_dir: Path):  # noqa: ANN202 - Callable[[Path], bool]
-    """Which found files may be reported: matching `glob`, and not sensitive (unless `root` is)."""
+def _filter(root: Path, glob: str | None, config_dir: Path) -> Accept:
+    """Which found files may be reported: matching `glob`, and not sensitive (unless `root` is).
+
+    Raises `re.error` for a malformed glob."""
     regex = glob_regex(glob) if glob else None
     by_name = glob is not None and "/" not in glob
     check_sensitive = not is_sensitive(root, config_dir)
@@ -198,7 +214,7 @@ class Results:
         self.lines.append((path, number, is_match, text))
         self._chars += len(text) + len(str(path)) + 10
 
-    def render(self, name_of, pattern: str, where: str) -> str:  # noqa: ANN001 - name_of: Callable[[Path], str]
+    def render(self, name_of: Callable[[Path], str], pattern: str, where: str) -> str:
         """The text the model sees; `name_of` turns a found path into its display name."""
         if self.total_files == 0:
             return f"No matches for `{pattern}` (searched {where})."
@@ -224,7 +240,7 @@ class Results:
             out.append(summary + ".]")
         return "\n".join(out)
 
-    def _render_lines(self, name_of) -> list[str]:  # noqa: ANN001
+    def _render_lines(self, name_of: Callable[[Path], str]) -> list[str]:
         out: list[str] = []
         previous: tuple[Path, int] | None = None
         for path, number, is_match, text in self.lines:
@@ -238,8 +254,8 @@ class Results:
 # ----- ripgrep -----
 
 
-async def _search_rg(rg: str, root: Path, params: GrepInput, results: Results, accept) -> str | None:  # noqa: ANN001
-    """Run ripgrep and feed `results`; returns an error message, or None."""
+async def _search_rg(rg: str, root: Path, params: GrepInput, results: Results, accept: Accept) -> str | None:
+    """Run ripgrep and feed `results`; returns an error message, or None. Raises OSError if `rg` cannot start."""
     args = [
         "--no-config", "--color=never", "--no-messages", "--null", "--with-filename", "--line-number",
         "--no-heading", "--sort=path", "--hidden", "--no-require-git", "--no-ignore-global",
@@ -291,7 +307,7 @@ async def _read_capped(stream: asyncio.StreamReader, limit: int) -> bytes:
     return kept
 
 
-def _take_rg_record(record: bytes, mode: OutputMode, results: Results, accept) -> None:  # noqa: ANN001
+def _take_rg_record(record: bytes, mode: OutputMode, results: Results, accept: Accept) -> None:
     if mode == "files_with_matches":
         path = Path(os.fsdecode(record))
         if accept(path):
@@ -316,7 +332,7 @@ def _take_rg_record(record: bytes, mode: OutputMode, results: Results, accept) -
 # ----- the Python search -----
 
 
-def search_python(root: Path, params: GrepInput, results: Results, accept, stop: threading.Event) -> str | None:  # noqa: ANN001
+def search_python(root: Path, params: GrepInput, results: Results, accept: Accept, stop: threading.Event) -> str | None:
     """Search like `_search_rg`, in Python (`re` syntax); returns an error message, or None."""
     try:
         regex = re.compile(params.pattern, re.IGNORECASE if params.case_insensitive else 0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import Field
@@ -73,7 +74,7 @@ def _first_entries(path: Path, stop: threading.Event) -> tuple[list[os.DirEntry[
     """The first `MAX_ENTRIES` entries of `path` by name, and how many there are in all."""
     total = 0
 
-    def counted(it: os.ScandirIterator[os.DirEntry[str]]):  # noqa: ANN202 - an iterator of entries
+    def counted(it: Iterator[os.DirEntry[str]]) -> Iterator[os.DirEntry[str]]:
         nonlocal total
         for entry in it:
             if stop.is_set():

@@ -123,7 +123,8 @@ def _read(path: Path, name: str, start: int, count: int, end_line: int | None, s
         kind = sniff_binary(head)
         if kind is not None:
             return ToolResult.error(binary_message(name, kind, size))
-        f.seek(len(BOM) if head.startswith(BOM) else 0)
+        offset = len(BOM) if head.startswith(BOM) else 0
+        f.seek(offset)
         newlines, pending = _skip(f, start - 1, stop)
         lines, more_newlines, pending = _collect(f, pending, count, stop)
         newlines += more_newlines + pending.count(b"\n")
@@ -131,7 +132,7 @@ def _read(path: Path, name: str, start: int, count: int, end_line: int | None, s
             if stop.is_set():
                 break
             newlines += chunk.count(b"\n")
-        ends_open = size > 0 and _last_byte(f, size) != b"\n"
+        ends_open = size > offset and _last_byte(f, size) != b"\n"
     total = newlines + (1 if ends_open else 0)
     return _render(name, lines, start, total, end_line)
 
