@@ -227,3 +227,15 @@ def test_title_kind_and_paths(project, ctx):
     assert tool.title(tool.parse({"pattern": "aws_vpc", "glob": "*.tf"})) == "Grep `aws_vpc` (*.tf)"
     assert tool.paths(tool.parse({"pattern": "x", "path": "modules"}), ctx) == [project / "modules"]
     assert tool.kind == "search" and tool.category == "read"
+
+
+@pytest.mark.parametrize("backend", ["ripgrep", "python"])
+async def test_a_3_million_character_line_is_found_and_clipped(project, call, monkeypatch, backend):
+    if backend == "ripgrep" and grep.ripgrep_binary() is None:
+        pytest.skip("ripgrep is not installed")
+    if backend == "python":
+        monkeypatch.setattr(grep, "ripgrep_binary", lambda: None)
+    (project / "bundle.min.js").write_text("var a=1;" * 375_000 + "aws_vpc\n")
+    result = await call(tool, pattern="var a", output_mode="content")
+    assert result.output == "bundle.min.js:1:" + ("var a=1;" * 63)[: grep.MAX_LINE_CHARS] + " [... line clipped]"
+    assert (await call(tool, pattern="aws_vpc")).output == "bundle.min.js"

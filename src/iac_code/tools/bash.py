@@ -54,7 +54,11 @@ class BashInput(ToolInput):
 
 
 class BashTool(Tool):
-    """Run a bash command without a terminal; report its output (head and tail) and exit code."""
+    """Run a bash command without a terminal; report its output (head and tail) and exit code.
+
+    The result fails when the exit code is not 0 or the command timed out; its `rawOutput` is
+    `{"output": str, "exit_code": int, "timed_out": bool}` (a negative exit code is a signal).
+    """
 
     name = "bash"
     description = (
