@@ -78,6 +78,7 @@ class IacTui(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "iac-tui"
     ENABLE_COMMAND_PALETTE = False
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal"), (140, "-wide")]
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel"),
@@ -152,7 +153,7 @@ class IacTui(App[None]):
             yield PromptArea(
                 self.history,
                 cursor_blink=self.animations,
-                placeholder="Ask the agent…  (/ commands, @ attach a file, f1 help)",
+                placeholder="Ask the agent…   / commands · @ files · f1 help",
             )
         yield StatusBar()
         yield Footer()
@@ -177,7 +178,11 @@ class IacTui(App[None]):
         """The status bar."""
         return self.query_one(StatusBar)
 
+    def on_resize(self) -> None:
+        self.query_one(Footer).compact = self.size.width < 80
+
     def on_mount(self) -> None:
+        self.query_one(Footer).compact = self.size.width < 80
         prompt = self.prompt
         prompt.completion = self.query_one(CompletionList)
         prompt.files = self._project_files
@@ -204,9 +209,8 @@ class IacTui(App[None]):
         connection = AgentConnection(self.agent_command, client, self.project, agent_environment(extra=self.extra_env), log_path)
         self.connection = connection
         outcome = await connection.run(self._on_agent_ready)
-        self.post_message(
-            m.AgentStopped(outcome.reason, outcome.returncode, connection.stderr.tail(20), str(log_path) if log_path else None)
-        )
+        written = connection.stderr.path
+        self.post_message(m.AgentStopped(outcome.reason, outcome.returncode, connection.stderr.tail(20), str(written) if written else None))
 
     async def _on_agent_ready(self, response: Any) -> None:
         self.agent_info = response
@@ -224,6 +228,12 @@ class IacTui(App[None]):
     def conn(self) -> Any:
         """The live ACP connection, or None."""
         return self.connection.conn if self.connection is not None and self.connection.alive else None
+
+    @property
+    def agent_name(self) -> str:
+        """The agent's title or name from `initialize` (else its program)."""
+        info = getattr(self.agent_info, "agent_info", None)
+        return getattr(info, "title", None) or getattr(info, "name", None) or Path(self.agent_command.program).name
 
     @property
     def capabilities(self) -> Any:
@@ -369,6 +379,8 @@ class IacTui(App[None]):
         if message.session_id != self.state.session_id:
             return
         await self.conversation.close_open()
+        if message.how == "new":
+            await self.conversation.welcome(self.agent_name, self.cwd_label)
         if message.note:
             await self.conversation.note(message.note)
         elif message.how == "load":
@@ -599,7 +611,7 @@ class IacTui(App[None]):
         if action == "pick" and parameters:
             return self.state.setting(str(parameters[0])) is not None
         if action in ("sessions", "new_session"):
-            return True if self.agent_state == "ready" else None
+            return self.agent_state == "ready"
         return True
 
     def action_help(self) -> None:

@@ -20,6 +20,7 @@ from iac_tui.widgets.note import Note
 from iac_tui.widgets.plan import PlanView
 from iac_tui.widgets.thought import Thought
 from iac_tui.widgets.tool_call import ToolCallPanel
+from iac_tui.widgets.welcome import Welcome
 
 
 class Conversation(VerticalScroll, can_focus=False):
@@ -129,6 +130,11 @@ class Conversation(VerticalScroll, can_focus=False):
         note = Note(text, variant)
         await self._add(note)
         return note
+
+    async def welcome(self, agent_name: str, project_label: str) -> None:
+        """Greet a new, empty session."""
+        if not self.children:
+            await self._add(Welcome(agent_name, project_label))
 
     async def agent_error(self, reason: str, stderr_tail: list[str], log_path: str | None) -> AgentError:
         """The agent stopped: show why and how to restart."""

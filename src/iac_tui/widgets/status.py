@@ -41,7 +41,7 @@ class StatusBar(HorizontalGroup):
     def _set(self, id: str, text: str) -> None:
         widget = self.query_one(f"#{id}", Static)
         widget.update(Content(text))
-        widget.display = bool(text)
+        widget.set_class(not text, "-empty")
 
     def set_cwd(self, label: str) -> None:
         """The project directory."""

@@ -88,7 +88,7 @@ def output_text(raw_output: Any) -> str:
 class ToolCallPanel(VerticalGroup, can_focus=True):
     """One tool call (`tool_call_id`); `root` is the project dir (paths are shown relative to it)."""
 
-    BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse")]
+    BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse", show=False)]
 
     def __init__(self, tool_call_id: str, root: Path) -> None:
         super().__init__(classes="-pending")

@@ -1,0 +1,259 @@
+"""Snapshot tests: one picture per visible state, against the real agent on the scripted model.
+
+The SVGs live in `<repo>/snapshots/test_snapshots/` (see conftest.py). Pictures are
+deterministic: fixed terminal sizes, no spinner or cursor blink (`animations=False`), a fixed
+project label, UTC times from fixed session metadata, and every turn finished before the shot.
+Two things that depend on the agent's internals rather than on this app are pinned: the token
+counts in the status bar (they follow the agent's system prompt and tool descriptions) and the
+agent's stderr log path (it holds a time and a process id).
+
+Update with `pytest tests/tui/test_snapshots.py --snapshot-update`, then look at every picture.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+import iac_tui.app
+import iac_tui.widgets.status as status
+from iac_tui.screens.sessions import SessionPicker
+from iac_tui.widgets.agent_error import AgentError
+from iac_tui.widgets.permission import PermissionPrompt
+from iac_tui.widgets.plan import PlanView
+from tui_support import python_agent, ready, send, turn_done, wait_until
+
+LABEL = "~/work/infra"
+
+MAIN_TF = """\
+terraform {
+  required_version = ">= 1.6"
+}
+
+resource "aws_s3_bucket" "logs" {
+  bucket = "acme-logs"
+}
+"""
+
+ANSWER = """\
+## Remote state
+
+Store the state in **S3** with a DynamoDB lock table:
+
+```hcl
+terraform {
+  backend "s3" {
+    bucket         = "acme-tf-state"
+    key            = "infra/terraform.tfstate"
+    dynamodb_table = "tf-locks"
+  }
+}
+```
+
+Then run `terraform init -migrate-state`.
+"""
+
+
+@pytest.fixture(autouse=True)
+def _pinned(monkeypatch, tmp_path):
+    monkeypatch.setattr(status, "format_context", lambda used, size: "" if used is None else "ctx 5.2k/200k 2%")
+    monkeypatch.setattr(status, "format_turn", lambda usage: "" if usage is None else "↑10.4k ↓212")
+    log = Path("/tmp/iac-tui-snapshots/agent-stderr.log")
+    log.parent.mkdir(exist_ok=True)
+    monkeypatch.setattr(iac_tui.app, "new_log_path", lambda directory: log)
+
+
+def steps(*prompts, then=None):
+    """A `run_before` that waits for the session, sends each prompt and waits for its turn."""
+
+    async def run(pilot):
+        await ready(pilot)
+        for prompt in prompts:
+            await send(pilot, prompt)
+            await turn_done(pilot)
+        if then is not None:
+            await then(pilot)
+        await pilot.pause(0.3)
+
+    return run
+
+
+def test_empty_start(snap_compare, ws):
+    app = ws.app([], cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=steps())
+
+
+def test_streamed_answer_with_code_block(snap_compare, ws):
+    app = ws.app([{"blocks": [{"type": "text", "text": ANSWER}]}], cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 34), run_before=steps("How should I store state?"))
+
+
+def test_thought_block(snap_compare, ws):
+    turns = [
+        {
+            "blocks": [
+                {"type": "thinking", "thinking": "The bucket needs versioning so that a bad apply can be rolled back. Encryption at rest is cheap."},
+                {"type": "text", "text": "Enable **versioning** and **SSE-S3 encryption** on the bucket."},
+            ]
+        }
+    ]
+
+    async def expand(pilot):
+        await pilot.press("ctrl+t")
+
+    app = ws.app(turns, cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 24), run_before=steps("Harden the logs bucket", then=expand))
+
+
+def tool_turns():
+    return [
+        {"blocks": [{"type": "text", "text": "Let me read the configuration."}, {"type": "tool_use", "name": "read_file", "input": {"path": "main.tf"}}]},
+        {"blocks": [{"type": "tool_use", "name": "edit_file", "input": {"path": "main.tf", "old_string": '  bucket = "acme-logs"\n', "new_string": '  bucket = "acme-logs"\n\n  tags = {\n    team = "platform"\n  }\n'}}]},
+        {"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "printf 'Success! The configuration is valid.\\n'"}}]},
+        {"blocks": [{"type": "text", "text": "Tagged the bucket; `terraform validate` passes."}]},
+    ]
+
+
+def test_tool_panels(snap_compare, ws):
+    ws.write("main.tf", MAIN_TF)
+    app = ws.app(tool_turns(), mode="bypass_permissions", cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 50), run_before=steps("Tag the logs bucket and validate"))
+
+
+def test_wide_terminal(snap_compare, ws):
+    ws.write("main.tf", MAIN_TF)
+    app = ws.app(tool_turns(), mode="bypass_permissions", cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(160, 45), run_before=steps("Tag the logs bucket and validate"))
+
+
+def test_narrow_terminal(snap_compare, ws):
+    turns = [
+        {
+            "blocks": [
+                {"type": "thinking", "thinking": "Short answer with an example."},
+                {"type": "text", "text": "Use a variable:\n\n```hcl\nvariable \"region\" {\n  default = \"eu-west-1\"\n}\n```\n"},
+            ]
+        }
+    ]
+    app = ws.app(turns, cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(60, 20), run_before=steps("Make the region configurable"))
+
+
+def write_turns():
+    return [
+        {"blocks": [{"type": "text", "text": "I will add an outputs file."}, {"type": "tool_use", "name": "write_file", "input": {"path": "outputs.tf", "content": 'output "bucket_arn" {\n  value = aws_s3_bucket.logs.arn\n}\n'}}]},
+        {"blocks": [{"type": "text", "text": "Understood: I left `outputs.tf` alone."}]},
+    ]
+
+
+async def wait_for_permission(pilot):
+    app = pilot.app
+    await wait_until(pilot, lambda: any(not p.reply.done for p in app.query(PermissionPrompt)), what="a permission prompt")
+
+
+def test_pending_permission(snap_compare, ws):
+    async def run(pilot):
+        await ready(pilot)
+        await send(pilot, "Export the bucket ARN")
+        await wait_for_permission(pilot)
+        await pilot.pause(0.3)
+
+    app = ws.app(write_turns(), cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 32), run_before=run)
+
+
+def test_after_rejection(snap_compare, ws):
+    async def run(pilot):
+        await ready(pilot)
+        await send(pilot, "Export the bucket ARN")
+        await wait_for_permission(pilot)
+        await pilot.press("r")
+        await turn_done(pilot)
+        await pilot.pause(0.3)
+
+    app = ws.app(write_turns(), cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 28), run_before=run)
+    assert not (ws.project / "outputs.tf").exists()
+
+
+def test_plan(snap_compare, ws):
+    def plan(*statuses):
+        steps_ = [("Add remote state backend", "high"), ("Tag every bucket", "medium"), ("Run terraform validate", "medium"), ("Write a README section", "low")]
+        return {"type": "tool_use", "name": "update_plan", "input": {"entries": [{"content": c, "priority": p, "status": s} for (c, p), s in zip(steps_, statuses)]}}
+
+    turns = [
+        {"blocks": [{"type": "text", "text": "Here is the plan."}, plan("in_progress", "pending", "pending", "pending")]},
+        {"blocks": [{"type": "text", "text": "Backend added."}, plan("completed", "completed", "in_progress", "pending")]},
+        {"blocks": [{"type": "text", "text": "Validating next."}]},
+    ]
+    app = ws.app(turns, cwd_label=LABEL)
+
+    async def check(pilot):
+        assert len(pilot.app.query(PlanView)) == 1
+
+    assert snap_compare(app, terminal_size=(100, 32), run_before=steps("Prepare the repo for a team", then=check))
+
+
+def fixed_sessions(ws) -> list[str]:
+    """Three sessions made by the real agent, renamed to fixed ids with fixed times."""
+    from harness import spawn_agent
+
+    prompts = ["Add a remote state backend", "Why does terraform plan want to replace the VPC?", "Tag every bucket with its team"]
+    times = ["2026-01-05T09:12:00+00:00", "2026-01-07T16:45:00+00:00", "2026-01-09T11:03:00+00:00"]
+    ids = ["a1b2c3d4e5f60718293a4b5c6d7e8f90", "b2c3d4e5f60718293a4b5c6d7e8f90a1", "c3d4e5f60718293a4b5c6d7e8f90a1b2"]
+
+    async def make() -> list[str]:
+        turns = [{"blocks": [{"type": "text", "text": f"Answer to: {p}"}]} for p in prompts]
+        made = []
+        async with spawn_agent(ws.project, script=turns, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
+            for prompt in prompts:
+                session = await agent.new_session()
+                await agent.prompt(session, prompt)
+                made.append(session)
+        return made
+
+    made = asyncio.run(make())
+    sessions = ws.sessions_dir()
+    for old, new, when in zip(made, ids, times):
+        meta_path = sessions / f"{old}.json"
+        assert meta_path.exists() and (sessions / f"{old}.jsonl").exists(), "session store layout changed"
+        meta = json.loads(meta_path.read_text())
+        meta["session_id"], meta["created_at"], meta["updated_at"] = new, when, when
+        (sessions / f"{new}.json").write_text(json.dumps(meta))
+        (sessions / f"{old}.jsonl").rename(sessions / f"{new}.jsonl")
+        meta_path.unlink()
+    return ids
+
+
+def test_session_picker(snap_compare, ws):
+    ids = fixed_sessions(ws)
+
+    async def run(pilot):
+        await ready(pilot)
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionPicker), what="the picker")
+        await pilot.pause(0.3)
+
+    app = ws.app([], resume=ids[1], cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run)
+
+
+def test_agent_crashed(snap_compare, ws):
+    code = (
+        "import sys\n"
+        "sys.stderr.write('iac-code: reading ~/.iac-code/config.json\\n')\n"
+        "sys.stderr.write('Traceback (most recent call last):\\n  File \"cli.py\", line 12, in main\\n')\n"
+        "sys.stderr.write('ValueError: permission_mode must be one of default, plan\\n')\n"
+        "sys.exit(2)\n"
+    )
+
+    async def run(pilot):
+        await wait_until(pilot, lambda: pilot.app.query(AgentError), what="the error")
+        await pilot.pause(0.3)
+
+    app = ws.app([], agent=python_agent(code), cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(100, 24), run_before=run)
