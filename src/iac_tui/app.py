@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,8 @@ class IacTui(App[None]):
     session; `resume` loads a session by id and `continue_last` the project's most recent one.
     `env` adds variables to the agent's environment. `animations=False` stops the spinner and the
     cursor blink (for snapshots); `cwd_label` replaces the directory shown in the status bar.
+    `connection_factory(client)` replaces the agent process with another connection that has
+    `AgentConnection`'s interface (an in-process agent, for benchmarks).
     """
 
     CSS_PATH = "app.tcss"
@@ -119,6 +121,7 @@ class IacTui(App[None]):
         log_dir: Path | None = None,
         history_file: Path | None = None,
         cwd_label: str | None = None,
+        connection_factory: Callable[[TuiClient], Any] | None = None,
     ) -> None:
         super().__init__()
         self.project = Path(project).expanduser().resolve()
@@ -131,6 +134,7 @@ class IacTui(App[None]):
         self.animations = animations
         self.log_dir = log_dir or config.logs_dir()
         self.cwd_label = cwd_label or home_relative(self.project)
+        self.connection_factory = connection_factory
         self.history = PromptHistory(history_file, str(self.project))
         self.state = SessionState()
         self.client: TuiClient | None = None
@@ -206,7 +210,10 @@ class IacTui(App[None]):
             log_path: Path | None = new_log_path(self.log_dir)
         except OSError:
             log_path = None
-        connection = AgentConnection(self.agent_command, client, self.project, agent_environment(extra=self.extra_env), log_path)
+        if self.connection_factory is not None:
+            connection = self.connection_factory(client)
+        else:
+            connection = AgentConnection(self.agent_command, client, self.project, agent_environment(extra=self.extra_env), log_path)
         self.connection = connection
         outcome = await connection.run(self._on_agent_ready)
         written = connection.stderr.path
@@ -220,7 +227,7 @@ class IacTui(App[None]):
                 await self._reattach(self.state.session_id)
             else:
                 await self._open_first_session()
-        except (ConnectionError, acp.RequestError) as exc:
+        except Exception as exc:  # the agent refused or went away; say so and keep running
             await self.conversation.note(f"Could not open a session: {_error_text(exc)}", "error")
         self._restoring = False
 
@@ -486,8 +493,10 @@ class IacTui(App[None]):
             response = await self.conn.prompt(session_id=session_id, prompt=blocks)
         except acp.RequestError as exc:
             self.post_message(m.TurnEnded(session_id, None, error=_error_text(exc)))
-        except (ConnectionError, AttributeError):
+        except ConnectionError:
             self.post_message(m.TurnEnded(session_id, None, error=""))  # AgentStopped explains
+        except Exception as exc:  # never leave the app "working" forever
+            self.post_message(m.TurnEnded(session_id, None, error=_error_text(exc)))
         else:
             self.post_message(m.TurnEnded(session_id, response.stop_reason, response.usage))
 

@@ -199,3 +199,26 @@ async def test_streaming_markdown_splits_long_text_into_segments_at_paragraphs()
         # no segment starts or ends inside the code fence
         for segment in segments:
             assert segment.source.count("```") % 2 == 0
+
+
+async def test_finish_renders_the_last_words_before_returning():
+    from textual.app import App
+
+    class Host(App):
+        def compose(self):
+            yield StreamingMarkdown()
+
+    words = [f"word{i} " for i in range(60)] + ["last."]
+    app = Host()
+    async with app.run_test() as pilot:
+        for _ in range(5):
+            widget = StreamingMarkdown()
+            await app.mount(widget)
+            for word in words:
+                await widget.write(word)
+            await widget.finish()
+            # finish() returns only when the Markdown holds and shows everything: no pause here
+            paragraphs = list(widget.query("MarkdownParagraph"))
+            assert paragraphs and str(paragraphs[-1]._content).endswith("last.")
+            await widget.remove()
+        await pilot.pause()

@@ -5,18 +5,24 @@ coalesced, and `Markdown.append` only re-parses the last block). `Markdown.appen
 and splits the widget's whole source on every call, so a very long answer in one `Markdown`
 would cost O(n) per append, O(n^2) in all; `StreamingMarkdown` therefore starts a fresh
 `Markdown` segment at a paragraph break once the current one holds `SEGMENT_CHARS` characters
-(never inside a code fence, a list or a table). The segments read as one document.
+(never inside a code fence, a list or a table). The segments read as one document. Chunks
+are also gathered for up to `FLUSH_INTERVAL` before they reach the stream, so a fast agent
+causes a few layouts per second rather than one per chunk.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 
 from textual.containers import VerticalGroup
+from textual.timer import Timer
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
 SEGMENT_CHARS = 4000
+FLUSH_INTERVAL = 1 / 20
 _PARAGRAPH_END = re.compile(r"(?<=\n\n)")
 _CONTINUATION = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||>|\s)")
 
@@ -39,6 +45,10 @@ class StreamingMarkdown(VerticalGroup):
         self._line_head = ""  # the first characters of the line being written
         self._trailing_newlines = 0
         self._parts: list[str] = []
+        self._buffer: list[str] = []
+        self._last_flush = 0.0
+        self._timer: Timer | None = None
+        self._lock = asyncio.Lock()
         self.finished = False
 
     @property
@@ -49,30 +59,58 @@ class StreamingMarkdown(VerticalGroup):
         return self._parts[0] if self._parts else ""
 
     async def write(self, text: str) -> None:
-        """Append `text` (a Markdown fragment)."""
+        """Append `text` (a Markdown fragment).
+
+        Text reaches the Markdown at most `FLUSH_INTERVAL` apart (the first chunk at once): each
+        flush re-lays out the screen, so flushing per chunk would cost a layout per chunk.
+        """
         if not text:
             return
         if self.finished:
             raise RuntimeError("write() after finish()")
         self._parts.append(text)
-        # a chunk may hold a paragraph break in its middle: consider a split at each one
-        pieces = _PARAGRAPH_END.split(text) if "\n\n" in text else (text,)
-        for piece in pieces:
-            if not piece:
-                continue
-            if self._stream is None or self._should_split(piece):
-                await self._new_segment()
-            self._segment_chars += len(piece)
-            self._track(piece)
-            assert self._stream is not None
-            await self._stream.write(piece)
+        self._buffer.append(text)
+        wait = FLUSH_INTERVAL - (time.monotonic() - self._last_flush)
+        if wait <= 0:
+            await self._flush()
+        elif self._timer is None:
+            self._timer = self.set_timer(wait, self._timed_flush)
 
     async def finish(self) -> None:
         """Render what is pending and stop streaming (idempotent)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        await self._flush()
         self.finished = True
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
+        async with self._lock:
+            if self._stream is not None:
+                stream, self._stream = self._stream, None
+                await _stop(stream)
+
+    async def _timed_flush(self) -> None:
+        self._timer = None
+        if not self.finished:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        async with self._lock:
+            if not self._buffer:
+                return
+            text = "".join(self._buffer)
+            self._buffer.clear()
+            self._last_flush = time.monotonic()
+            # the text may hold paragraph breaks: consider starting a new segment at each one
+            pieces = _PARAGRAPH_END.split(text) if "\n\n" in text else (text,)
+            for piece in pieces:
+                if not piece:
+                    continue
+                if self._stream is None or self._should_split(piece):
+                    await self._new_segment()
+                self._segment_chars += len(piece)
+                self._track(piece)
+                assert self._stream is not None
+                await self._stream.write(piece)
 
     def _should_split(self, text: str) -> bool:
         return (
@@ -84,7 +122,7 @@ class StreamingMarkdown(VerticalGroup):
 
     async def _new_segment(self) -> None:
         if self._stream is not None:
-            await self._stream.stop()
+            await _stop(self._stream)
         segment = Markdown()
         self._segments.append(segment)
         await self.mount(segment)
@@ -114,3 +152,20 @@ class StreamingMarkdown(VerticalGroup):
         if self._initial:
             text, self._initial = self._initial, ""
             await self.write(text)
+
+
+async def _stop(stream: MarkdownStream) -> None:
+    """Stop `stream` once its widget has received and rendered everything written to it.
+
+    `MarkdownStream.stop()` cancels the stream's task. If that lands while an append is in
+    flight, the append (shielded) finishes later on its own: after our caller has moved on, for
+    instance folding a thought, whose last words then never show; and if text is still pending,
+    a second append starts before the first has moved `Markdown`'s "last parsed line". So wait
+    until the task is idle (parked on its event with nothing pending), then stop it. This reads
+    `MarkdownStream` internals (`_pending`, `_new_markup`), stable within Textual 8.2.
+    """
+    event = stream._new_markup
+    task = stream._task
+    while task is not None and not task.done() and (stream._pending or event.is_set() or not getattr(event, "_waiters", True)):
+        await asyncio.sleep(0.001)
+    await stream.stop()

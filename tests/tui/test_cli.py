@@ -1,0 +1,34 @@
+"""The `iac-tui` command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from iac_tui.cli import build_parser, main
+
+
+def test_parser_reads_every_option(tmp_path):
+    args = build_parser().parse_args([str(tmp_path), "--agent", "my-agent --acp", "--model", "m", "--mode", "plan", "--resume", "abc"])
+    assert (args.path, args.agent, args.model, args.mode, args.resume, args.continue_last) == (str(tmp_path), "my-agent --acp", "m", "plan", "abc", False)
+    assert build_parser().parse_args([]).path == "."
+    assert build_parser().parse_args(["--continue"]).continue_last
+
+
+def test_resume_and_continue_exclude_each_other(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--resume", "x", "--continue"])
+
+
+def test_bad_path_and_bad_agent_exit_2(tmp_path, capsys):
+    assert main([str(tmp_path / "missing")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+    assert main([str(tmp_path), "--agent", "'unterminated"]) == 2
+
+
+def test_module_entry_point_prints_help():
+    out = subprocess.run([sys.executable, "-m", "iac_tui", "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    assert "--agent" in out.stdout and "--continue" in out.stdout
