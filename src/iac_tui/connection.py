@@ -98,6 +98,19 @@ class AgentConnection:
         except (OSError, ValueError) as exc:  # the program is missing, not executable, ...
             self.stderr.close()
             return AgentExit(f"Could not start the agent `{self.command}`: {exc}", None)
+        finally:
+            self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        """Close the process's pipe transports now, not when they are garbage-collected.
+
+        A pipe still open when the event loop closes (its reader was cancelled, or a child of the
+        agent holds it) would otherwise be closed from `__del__` on a closed loop.
+        """
+        transport = getattr(self.process, "_transport", None)
+        if transport is not None:
+            with contextlib.suppress(Exception):
+                transport.close()
 
     async def _serve(self, conn: Any, process: asyncio.subprocess.Process, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
         exited = asyncio.ensure_future(process.wait())

@@ -23,7 +23,8 @@ class EditDiff(VerticalGroup):
         self.old_text = old_text
         self.new_text = new_text
         self.key = (path, old_text, new_text)
-        self.view = DiffView(path, path, old_text or "", new_text, split=False, annotations=True, auto_split=True)
+        new_file = old_text is None  # nothing to show on the left: unified view
+        self.view = DiffView(path, path, old_text or "", new_text, split=False, annotations=True, auto_split=not new_file)
         self.long = False
 
     async def prepare(self) -> None:
