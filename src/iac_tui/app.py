@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import acp
-from textual import on, work
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Footer
 
@@ -35,6 +34,7 @@ from iac_tui.launch import AgentCommand, agent_environment, default_agent_comman
 from iac_tui.mentions import build_prompt
 from iac_tui.screens.help import HelpScreen
 from iac_tui.screens.sessions import SessionChoice, SessionPicker
+from iac_tui.sessions import SessionManager, error_text
 from iac_tui.screens.settings import SettingPicker
 from iac_tui.state import Setting, SessionState
 from iac_tui.stderr_log import new_log_path
@@ -53,17 +53,6 @@ STOP_REASONS = {
     "refusal": ("Stopped: the model refused to go on (refusal).", "warning"),
 }
 FILE_INDEX_TTL = 10.0
-MAX_SESSION_PAGES = 20
-
-
-def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, acp.RequestError):
-        data = exc.data
-        if isinstance(data, dict) and data:
-            detail = "; ".join(f"{k}: {v}" for k, v in data.items())
-            return f"{exc} ({detail})"
-        return str(exc)
-    return str(exc) or type(exc).__name__
 
 
 class IacTui(App[None]):
@@ -98,15 +87,6 @@ class IacTui(App[None]):
     busy: var[bool] = var(False, bindings=True)
     agent_state: var[str] = var("starting", bindings=True)
 
-    class SessionOpened(Message):
-        """A session was created, loaded, forked or resumed (after any replay)."""
-
-        def __init__(self, session_id: str, how: str, note: str | None = None) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.how = how
-            self.note = note
-
     def __init__(
         self,
         project: str | Path = ".",
@@ -137,6 +117,7 @@ class IacTui(App[None]):
         self.connection_factory = connection_factory
         self.history = PromptHistory(history_file, str(self.project))
         self.state = SessionState()
+        self.sessions = SessionManager(self)
         self.client: TuiClient | None = None
         self.connection: AgentConnection | None = None
         self.agent_info: Any = None
@@ -224,11 +205,11 @@ class IacTui(App[None]):
         self.agent_state = "ready"
         try:
             if self._restoring and self.state.session_id:
-                await self._reattach(self.state.session_id)
+                await self.sessions.reattach(self.state.session_id)
             else:
-                await self._open_first_session()
+                await self.sessions.open_first()
         except Exception as exc:  # the agent refused or went away; say so and keep running
-            await self.conversation.note(f"Could not open a session: {_error_text(exc)}", "error")
+            await self.conversation.note(f"Could not open a session: {error_text(exc)}", "error")
         self._restoring = False
 
     @property
@@ -247,7 +228,8 @@ class IacTui(App[None]):
         """The agent's `agentCapabilities` (None before initialize)."""
         return getattr(self.agent_info, "agent_capabilities", None)
 
-    def _session_capability(self, name: str) -> bool:
+    def session_capability(self, name: str) -> bool:
+        """The agent announced `sessionCapabilities.<name>` (list, fork, resume, close)."""
         caps = getattr(self.capabilities, "session_capabilities", None)
         return getattr(caps, name, None) is not None
 
@@ -256,133 +238,7 @@ class IacTui(App[None]):
         """The agent supports `session/load`."""
         return bool(getattr(self.capabilities, "load_session", False))
 
-    # ----- sessions -----
-
-    async def _open_first_session(self) -> None:
-        if self.resume_id:
-            await self._load_session(self.resume_id)
-        elif self.continue_last:
-            sessions = await self._list_sessions()
-            if sessions:
-                await self._load_session(sessions[0].session_id)
-            else:
-                await self._new_session(note="No earlier session in this project: started a new one.")
-        else:
-            await self._new_session()
-        await self._apply_initial_settings()
-
-    async def _enter(self, session_id: str) -> None:
-        """Show `session_id` from now on: an empty conversation and fresh state."""
-        await self._close_current()
-        await self.conversation.clear()
-        self.state.reset(session_id)
-        if self.client is not None:
-            self.client.session_id = session_id
-        self._refresh_status()
-
-    async def _close_current(self) -> None:
-        old = self.state.session_id
-        if old and self.conn is not None and self._session_capability("close"):
-            try:
-                await self.conn.close_session(session_id=old)
-            except Exception:  # the agent may have forgotten it; nothing to do
-                pass
-
-    async def _new_session(self, note: str | None = None) -> None:
-        response = await self.conn.new_session(cwd=str(self.project), mcp_servers=[])
-        await self._enter(response.session_id)
-        self.state.apply_session_response(response)
-        self.post_message(self.SessionOpened(response.session_id, "new", note))
-
-    async def _load_session(self, session_id: str, note: str | None = None) -> None:
-        if not self.can_load:
-            if self._session_capability("resume"):
-                await self._enter(session_id)
-                response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
-                self.state.apply_session_response(response)
-                self.post_message(self.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
-                return
-            raise acp.RequestError.method_not_found("session/load")
-        await self._enter(session_id)
-        response = await self.conn.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=[])
-        self.state.apply_session_response(response)
-        await self._fetch_title(session_id)
-        self.post_message(self.SessionOpened(session_id, "load", note))
-
-    async def _fetch_title(self, session_id: str) -> None:
-        """A loaded session's title comes from `session/list` (load itself does not tell it)."""
-        if self.state.title or not self._session_capability("list"):
-            return
-        try:
-            sessions = await self._list_sessions()
-        except (ConnectionError, acp.RequestError):
-            return
-        found = next((s for s in sessions if s.session_id == session_id), None)
-        if found is not None and found.title and self.state.session_id == session_id and not self.state.title:
-            self.state.title = found.title
-
-    async def _reattach(self, session_id: str) -> None:
-        """After a restart: resume the session without replay if possible, else reload it."""
-        if self._session_capability("resume"):
-            response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
-            self.state.apply_session_response(response)
-            if self.client is not None:
-                self.client.session_id = session_id
-            self.post_message(self.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
-        elif self.can_load:
-            await self._load_session(session_id, "Agent restarted; the session was reloaded.")
-        else:
-            await self._new_session(note="Agent restarted in a new session (it cannot restore the old one).")
-
-    async def _list_sessions(self) -> list[Any]:
-        from iac_tui.screens.sessions import sort_sessions
-
-        sessions: list[Any] = []
-        cursor = None
-        for _ in range(MAX_SESSION_PAGES):
-            page = await self.conn.list_sessions(cwd=str(self.project), cursor=cursor)
-            sessions.extend(page.sessions)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return sort_sessions(sessions)
-
-    async def _apply_initial_settings(self) -> None:
-        for category, value in (("model", self.initial_model), ("mode", self.initial_mode)):
-            if not value:
-                continue
-            setting = self.state.setting(category)
-            if setting is None:
-                await self.conversation.note(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning")
-                continue
-            choice = next((c for c in setting.choices if value in (c.value, c.name) or value.lower() == c.name.lower()), None)
-            if choice is None:
-                names = ", ".join(c.value for c in setting.choices)
-                await self.conversation.note(f"Unknown {category} {value!r}; one of: {names}.", "warning")
-                continue
-            await self._change_setting(setting, choice.value)
-        self.initial_model = self.initial_mode = None
-
-    async def _change_setting(self, setting: Setting, value: str) -> None:
-        session_id = self.state.session_id
-        if self.conn is None or session_id is None:
-            return
-        try:
-            if setting.via_modes:
-                await self.conn.set_session_mode(session_id=session_id, mode_id=value)
-                self.state.set_mode(value)
-            else:
-                response = await self.conn.set_config_option(config_id=setting.id, session_id=session_id, value=value)
-                if response is not None and response.config_options is not None:
-                    self.state.config_options = list(response.config_options)
-                if setting.category == "mode":
-                    self.state.set_mode(value)
-        except (ConnectionError, acp.RequestError) as exc:
-            self.notify(f"Could not change {setting.name}: {_error_text(exc)}", severity="error")
-        self._refresh_status()
-
-    @on(SessionOpened)
-    async def _session_opened(self, message: SessionOpened) -> None:
+    async def on_session_opened(self, message: m.SessionOpened) -> None:
         if message.session_id != self.state.session_id:
             return
         await self.conversation.close_open()
@@ -392,12 +248,13 @@ class IacTui(App[None]):
             await self.conversation.note(message.note)
         elif message.how == "load":
             await self.conversation.note("Session loaded.")
-        self._refresh_status()
+        self.refresh_status()
         self.refresh_bindings()
 
     # ----- status -----
 
-    def _refresh_status(self) -> None:
+    def refresh_status(self) -> None:
+        """Show the current session's facts in the status bar."""
         status = self.status
         state = self.state
         if self.agent_state == "stopped":
@@ -438,7 +295,7 @@ class IacTui(App[None]):
     def on_usage_changed(self, message: m.UsageChanged) -> None:
         if self._current(message):
             self.state.context_used, self.state.context_size = message.used, message.size
-            self._refresh_status()
+            self.refresh_status()
 
     def on_commands_changed(self, message: m.CommandsChanged) -> None:
         if not self._current(message):
@@ -453,18 +310,18 @@ class IacTui(App[None]):
     def on_mode_changed(self, message: m.ModeChanged) -> None:
         if self._current(message):
             self.state.set_mode(message.mode_id)
-            self._refresh_status()
+            self.refresh_status()
 
     def on_config_changed(self, message: m.ConfigChanged) -> None:
         if self._current(message):
             self.state.config_options = message.options
-            self._refresh_status()
+            self.refresh_status()
             self.refresh_bindings()
 
     def on_session_info_changed(self, message: m.SessionInfoChanged) -> None:
         if self._current(message) and message.title:
             self.state.title = message.title
-            self._refresh_status()
+            self.refresh_status()
 
     # ----- prompts -----
 
@@ -492,11 +349,11 @@ class IacTui(App[None]):
         try:
             response = await self.conn.prompt(session_id=session_id, prompt=blocks)
         except acp.RequestError as exc:
-            self.post_message(m.TurnEnded(session_id, None, error=_error_text(exc)))
+            self.post_message(m.TurnEnded(session_id, None, error=error_text(exc)))
         except ConnectionError:
             self.post_message(m.TurnEnded(session_id, None, error=""))  # AgentStopped explains
         except Exception as exc:  # never leave the app "working" forever
-            self.post_message(m.TurnEnded(session_id, None, error=_error_text(exc)))
+            self.post_message(m.TurnEnded(session_id, None, error=error_text(exc)))
         else:
             self.post_message(m.TurnEnded(session_id, response.stop_reason, response.usage))
 
@@ -510,7 +367,7 @@ class IacTui(App[None]):
         self._drop_permission_prompts()
         if message.usage is not None:
             self.state.last_usage = message.usage
-        self._refresh_status()
+        self.refresh_status()
         if message.error:
             await self.conversation.note(f"The prompt failed: {message.error}", "error")
         elif message.stop_reason and message.stop_reason != "end_turn":
@@ -601,7 +458,7 @@ class IacTui(App[None]):
         self.indicator.stop()
         self._drop_permission_prompts()
         await self.conversation.agent_error(message.reason, message.stderr_tail, message.log_path)
-        self._refresh_status()
+        self.refresh_status()
 
     def action_restart_agent(self) -> None:
         if self.agent_state != "stopped":
@@ -653,7 +510,7 @@ class IacTui(App[None]):
 
     @work(group="settings", exit_on_error=False)
     async def _change_setting_worker(self, setting: Setting, value: str) -> None:
-        await self._change_setting(setting, value)
+        await self.sessions.change_setting(setting, value)
 
     def action_new_session(self) -> None:
         if self._refuse_while_busy():
@@ -672,7 +529,7 @@ class IacTui(App[None]):
     def action_sessions(self) -> None:
         if self._refuse_while_busy():
             return
-        if not self._session_capability("list"):
+        if not self.session_capability("list"):
             self.notify("This agent cannot list its sessions.", severity="warning")
             return
         self._open_picker()
@@ -680,11 +537,11 @@ class IacTui(App[None]):
     @work(group="sessions", exclusive=True, exit_on_error=False)
     async def _open_picker(self) -> None:
         try:
-            sessions = await self._list_sessions()
+            sessions = await self.sessions.list()
         except (ConnectionError, acp.RequestError) as exc:
-            self.notify(f"Could not list sessions: {_error_text(exc)}", severity="error")
+            self.notify(f"Could not list sessions: {error_text(exc)}", severity="error")
             return
-        can_fork = self._session_capability("fork") and (self.can_load or self._session_capability("resume"))
+        can_fork = self.session_capability("fork") and (self.can_load or self.session_capability("resume"))
         choice = await self.push_screen_wait(SessionPicker(sessions, self.state.session_id, can_fork))
         if choice is not None:
             await self._do_switch(choice)
@@ -698,14 +555,13 @@ class IacTui(App[None]):
             return
         try:
             if choice.action == "new" or choice.session_id is None:
-                await self._new_session()
+                await self.sessions.new()
             elif choice.action == "fork":
-                response = await self.conn.fork_session(session_id=choice.session_id, cwd=str(self.project), mcp_servers=[])
-                await self._load_session(response.session_id, "Forked: this is a new branch of the session.")
+                await self.sessions.fork(choice.session_id)
             elif choice.session_id != self.state.session_id:
-                await self._load_session(choice.session_id)
+                await self.sessions.load(choice.session_id)
         except (ConnectionError, acp.RequestError) as exc:
-            await self.conversation.note(f"Could not open the session: {_error_text(exc)}", "error")
+            await self.conversation.note(f"Could not open the session: {error_text(exc)}", "error")
 
     # ----- @path completion -----
 

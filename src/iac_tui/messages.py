@@ -164,3 +164,13 @@ class AgentStopped(AgentEvent):
         self.returncode = returncode
         self.stderr_tail = stderr_tail
         self.log_path = log_path
+
+
+class SessionOpened(AgentEvent):
+    """A session was created, loaded, forked or resumed (`how`), after any replay; `note` to show."""
+
+    def __init__(self, session_id: str, how: str, note: str | None = None) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.how = how
+        self.note = note

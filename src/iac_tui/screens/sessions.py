@@ -14,6 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from iac_tui.display import format_time
+from iac_tui.sessions import sort_sessions
 
 
 @dataclass(slots=True)
@@ -22,13 +23,6 @@ class SessionChoice:
 
     action: str
     session_id: str | None = None
-
-
-def sort_sessions(sessions: list[Any]) -> list[Any]:
-    """Newest first by `updatedAt` (sessions without a time last), keeping the agent's order otherwise."""
-    dated = [s for s in sessions if s.updated_at]
-    undated = [s for s in sessions if not s.updated_at]
-    return sorted(dated, key=lambda s: s.updated_at, reverse=True) + undated
 
 
 class SessionPicker(ModalScreen[SessionChoice | None]):

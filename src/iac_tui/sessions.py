@@ -1,0 +1,176 @@
+"""Opening and switching the agent's sessions for the app: new, load (with replay), fork, resume.
+
+`SessionManager` holds no widgets; it asks the agent, keeps `app.state` and the client's
+session filter in step, clears the conversation when another session is shown, and posts
+`SessionOpened` once a session is ready (after any replay, since messages keep their order).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import acp
+
+from iac_tui import messages as m
+from iac_tui.state import Setting
+
+MAX_SESSION_PAGES = 20
+
+
+def error_text(exc: BaseException) -> str:
+    """A one-line description of a failed request (the JSON-RPC error and its data)."""
+    if isinstance(exc, acp.RequestError):
+        data = exc.data
+        if isinstance(data, dict) and data:
+            detail = "; ".join(f"{k}: {v}" for k, v in data.items())
+            return f"{exc} ({detail})"
+        return str(exc)
+    return str(exc) or type(exc).__name__
+
+
+def sort_sessions(sessions: list[Any]) -> list[Any]:
+    """Newest first by `updatedAt` (sessions without a time last), keeping the agent's order otherwise."""
+    dated = [s for s in sessions if s.updated_at]
+    undated = [s for s in sessions if not s.updated_at]
+    return sorted(dated, key=lambda s: s.updated_at, reverse=True) + undated
+
+
+class SessionManager:
+    """The session requests of one app (`app` is the `IacTui`)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def open_first(self) -> None:
+        """The first session: `--resume`, `--continue`, or a new one; then `--model`/`--mode`."""
+        if self.app.resume_id:
+            await self.load(self.app.resume_id)
+        elif self.app.continue_last:
+            sessions = await self.list()
+            if sessions:
+                await self.load(sessions[0].session_id)
+            else:
+                await self.new(note="No earlier session in this project: started a new one.")
+        else:
+            await self.new()
+        await self.apply_initial_settings()
+
+    async def enter(self, session_id: str) -> None:
+        """Show `session_id` from now on: an empty conversation and fresh state."""
+        await self.close_current()
+        await self.app.conversation.clear()
+        self.app.state.reset(session_id)
+        if self.app.client is not None:
+            self.app.client.session_id = session_id
+        self.app.refresh_status()
+
+    async def close_current(self) -> None:
+        """Close the session being left, if the agent supports `session/close`."""
+        old = self.app.state.session_id
+        if old and self.app.conn is not None and self.app.session_capability("close"):
+            try:
+                await self.app.conn.close_session(session_id=old)
+            except Exception:  # the agent may have forgotten it; nothing to do
+                pass
+
+    async def new(self, note: str | None = None) -> None:
+        """Create a session in the project and show it."""
+        response = await self.app.conn.new_session(cwd=str(self.app.project), mcp_servers=[])
+        await self.enter(response.session_id)
+        self.app.state.apply_session_response(response)
+        self.app.post_message(m.SessionOpened(response.session_id, "new", note))
+
+    async def load(self, session_id: str, note: str | None = None) -> None:
+        """Show a stored session: `session/load` (its replay draws the conversation), else resume."""
+        if not self.app.can_load:
+            if self.app.session_capability("resume"):
+                await self.enter(session_id)
+                response = await self.app.conn.resume_session(session_id=session_id, cwd=str(self.app.project))
+                self.app.state.apply_session_response(response)
+                self.app.post_message(m.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
+                return
+            raise acp.RequestError.method_not_found("session/load")
+        await self.enter(session_id)
+        response = await self.app.conn.load_session(cwd=str(self.app.project), session_id=session_id, mcp_servers=[])
+        self.app.state.apply_session_response(response)
+        await self.fetch_title(session_id)
+        self.app.post_message(m.SessionOpened(session_id, "load", note))
+
+    async def fetch_title(self, session_id: str) -> None:
+        """A loaded session's title comes from `session/list` (load itself does not tell it)."""
+        if self.app.state.title or not self.app.session_capability("list"):
+            return
+        try:
+            sessions = await self.list()
+        except (ConnectionError, acp.RequestError):
+            return
+        found = next((s for s in sessions if s.session_id == session_id), None)
+        if found is not None and found.title and self.app.state.session_id == session_id and not self.app.state.title:
+            self.app.state.title = found.title
+
+    async def reattach(self, session_id: str) -> None:
+        """After a restart: resume the session without replay if possible, else reload it."""
+        if self.app.session_capability("resume"):
+            response = await self.app.conn.resume_session(session_id=session_id, cwd=str(self.app.project))
+            self.app.state.apply_session_response(response)
+            if self.app.client is not None:
+                self.app.client.session_id = session_id
+            self.app.post_message(m.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
+        elif self.app.can_load:
+            await self.load(session_id, "Agent restarted; the session was reloaded.")
+        else:
+            await self.new(note="Agent restarted in a new session (it cannot restore the old one).")
+
+    async def list(self) -> list[Any]:
+        """The project's sessions (every page of `session/list`), newest first."""
+        sessions: list[Any] = []
+        cursor = None
+        for _ in range(MAX_SESSION_PAGES):
+            page = await self.app.conn.list_sessions(cwd=str(self.app.project), cursor=cursor)
+            sessions.extend(page.sessions)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return sort_sessions(sessions)
+
+    async def apply_initial_settings(self) -> None:
+        """Apply `--model` and `--mode` (by value or name), noting what cannot be applied."""
+        for category, value in (("model", self.app.initial_model), ("mode", self.app.initial_mode)):
+            if not value:
+                continue
+            setting = self.app.state.setting(category)
+            if setting is None:
+                await self.app.conversation.note(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning")
+                continue
+            choice = next((c for c in setting.choices if value in (c.value, c.name) or value.lower() == c.name.lower()), None)
+            if choice is None:
+                names = ", ".join(c.value for c in setting.choices)
+                await self.app.conversation.note(f"Unknown {category} {value!r}; one of: {names}.", "warning")
+                continue
+            await self.change_setting(setting, choice.value)
+        self.app.initial_model = self.app.initial_mode = None
+
+    async def change_setting(self, setting: Setting, value: str) -> None:
+        """Set a config option (or the mode through `session/set_mode`) and record the result."""
+        session_id = self.app.state.session_id
+        if self.app.conn is None or session_id is None:
+            return
+        try:
+            if setting.via_modes:
+                await self.app.conn.set_session_mode(session_id=session_id, mode_id=value)
+                self.app.state.set_mode(value)
+            else:
+                response = await self.app.conn.set_config_option(config_id=setting.id, session_id=session_id, value=value)
+                if response is not None and response.config_options is not None:
+                    self.app.state.config_options = list(response.config_options)
+                if setting.category == "mode":
+                    self.app.state.set_mode(value)
+        except (ConnectionError, acp.RequestError) as exc:
+            self.app.notify(f"Could not change {setting.name}: {error_text(exc)}", severity="error")
+        self.app.refresh_status()
+
+
+    async def fork(self, session_id: str) -> None:
+        """Branch a session (`session/fork`) and show the branch (loaded, so its history shows)."""
+        response = await self.app.conn.fork_session(session_id=session_id, cwd=str(self.app.project), mcp_servers=[])
+        await self.load(response.session_id, "Forked: this is a new branch of the session.")
