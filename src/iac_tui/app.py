@@ -34,8 +34,8 @@ from iac_tui.launch import AgentCommand, agent_environment, default_agent_comman
 from iac_tui.mentions import build_prompt
 from iac_tui.screens.help import HelpScreen
 from iac_tui.screens.sessions import SessionChoice, SessionPicker
-from iac_tui.sessions import SessionManager, error_text
 from iac_tui.screens.settings import SettingPicker
+from iac_tui.sessions import SessionManager, error_text
 from iac_tui.state import Setting, SessionState
 from iac_tui.stderr_log import new_log_path
 from iac_tui.widgets.completion import CompletionList

@@ -152,3 +152,15 @@ async def test_unknown_mode_flag_is_reported(ws):
         await ready(pilot)
         await wait_until(pilot, lambda: any("Unknown mode" in n.text for n in app.query("Note")), what="the warning")
         assert app.state.setting("mode").current == "default"
+
+
+async def test_replayed_attachment_shows_as_attachment(ws):
+    ws.write("main.tf", 'resource "null_resource" "x" {}\n')
+    session_id = await make_session(ws, "look at @main.tf", [{"blocks": [{"type": "text", "text": "Seen."}]}])
+    app = ws.app([], resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_until(pilot, lambda: ("agent", "Seen.") in conversation_texts(app), what="the replay")
+        user = app.query_one(UserMessage)
+        assert user.text == "look at @main.tf"
+        assert "main.tf" in str(user.query_one(".attachments").render())

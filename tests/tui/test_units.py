@@ -222,3 +222,11 @@ async def test_finish_renders_the_last_words_before_returning():
             assert paragraphs and str(paragraphs[-1]._content).endswith("last.")
             await widget.remove()
         await pilot.pause()
+
+
+def test_replayed_resources_fold_into_attachments():
+    from iac_tui.widgets.message import fold_resources
+
+    text = 'check @main.tf<resource uri="file:///p/infra/main.tf">\nresource x {}\n\n</resource>\n<resource uri="file:///p/a%20b.tf">\n# b\n</resource>'
+    assert fold_resources(text) == ("check @main.tf", ["main.tf", "a b.tf"])
+    assert fold_resources("no resources") == ("no resources", [])

@@ -47,7 +47,7 @@ class Conversation(VerticalScroll, can_focus=False):
     async def close_open(self, collapse_thought: bool = True) -> None:
         """Finish the streaming message or thought, if any."""
         block, self._open = self._open, None
-        if isinstance(block, AgentMessage):
+        if isinstance(block, AgentMessage | UserMessage):
             await block.finish()
         elif isinstance(block, Thought):
             await block.finish(collapse=collapse_thought)

@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import re
+from urllib.parse import unquote, urlparse
+
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.widgets import Static
 
 from iac_tui.widgets.streaming import StreamingMarkdown
+
+
+# iac-code replays an embedded resource as text in the user's message (see `fold_resources`)
+_RESOURCE = re.compile(r'\n?<resource uri="([^"]*)">\n.*?\n</resource>', re.S)
+
+
+def fold_resources(text: str) -> tuple[str, list[str]]:
+    """Split `<resource uri="...">...</resource>` blocks out of replayed user text.
+
+    Returns the text without them and the names of the files they held.
+    """
+    names = []
+    for uri in _RESOURCE.findall(text):
+        parsed = urlparse(uri)
+        names.append(unquote(parsed.path).rsplit("/", 1)[-1] if parsed.scheme == "file" else uri)
+    return _RESOURCE.sub("", text), names
 
 
 class UserMessage(VerticalGroup):
@@ -34,6 +53,15 @@ class UserMessage(VerticalGroup):
         self._text += text
         if self.is_mounted:
             self.query_one(".user-text", Static).update(Content(self._text))
+
+    async def finish(self) -> None:
+        """The replayed message is complete: show embedded files as attachments, not as text."""
+        text, names = fold_resources(self._text)
+        if not names:
+            return
+        self._text = text
+        self._attachments.extend(names)
+        await self.recompose()
 
 
 class AgentMessage(StreamingMarkdown):
