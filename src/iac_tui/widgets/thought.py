@@ -45,8 +45,19 @@ class Thought(VerticalGroup, can_focus=True):
             self.expanded = False
         self._update_header()
 
-    def watch_expanded(self) -> None:
+    def watch_expanded(self, expanded: bool) -> None:
         self._update_header()
+        if expanded and self.is_mounted:
+            self._relayout_body()
+
+    def _relayout_body(self) -> None:
+        """Lay the body out afresh when it is shown again.
+
+        Text that reached a block just before the thought was folded could keep the block's
+        old height (seen under load with Textual 8.2: the last wrapped line went missing).
+        """
+        for widget in (self.body, *self.body.query("Markdown"), *self.body.query("MarkdownBlock")):
+            widget.refresh(layout=True)
 
     def _update_header(self, force: bool = False) -> None:
         if not (force or self.is_mounted):
