@@ -11,6 +11,7 @@ import acp
 import pytest
 from acp.schema import (
     AgentMessageChunk,
+    SessionInfoUpdate,
     AgentThoughtChunk,
     ToolCallProgress,
     ToolCallStart,
@@ -39,8 +40,10 @@ async def test_load_replays_the_whole_history_before_answering(tmp_path):
     async with spawn_agent(tmp_path / "proj", script=SCRIPT) as agent:
         response = await agent.conn.load_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         # everything was replayed before the response arrived
-        replay = [u for u in agent.updates(sid) if not type(u).__name__.startswith("AvailableCommands")]
+        replay = [u for u in agent.updates(sid) if not type(u).__name__.startswith(("AvailableCommands", "SessionInfo"))]
         kinds = [type(u) for u in replay]
+        (info,) = agent.updates(sid, SessionInfoUpdate)
+        assert info.title == "Review the network"
         assert kinds[:2] == [UserMessageChunk, AgentThoughtChunk]
         assert ToolCallStart in kinds and ToolCallProgress in kinds
         assert kinds[-1] is AgentMessageChunk
@@ -94,13 +97,15 @@ async def test_resume_live_and_from_disk_without_replay(tmp_path):
         before = len(agent.updates(sid))
         await agent.conn.resume_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         await asyncio.sleep(0.2)
-        replayed = [u for u in agent.updates(sid)[before:] if not type(u).__name__.startswith("AvailableCommands")]
+        replayed = [u for u in agent.updates(sid)[before:] if not type(u).__name__.startswith(("AvailableCommands", "SessionInfo"))]
         assert replayed == []
     async with spawn_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
         response = await agent.conn.resume_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         assert response.modes.current_mode_id == "default"
         assert "sessionId" not in agent.raw_result("models")
         assert agent.updates(sid, UserMessageChunk) == []
+        await wait_for(lambda: agent.updates(sid, SessionInfoUpdate))
+        assert agent.updates(sid, SessionInfoUpdate)[0].title == "Review the network"
         result = await agent.prompt(sid, "go on")
         assert result.stop_reason == "end_turn"
         assert agent.text(sid) == "Second answer."
@@ -218,3 +223,24 @@ async def test_secrets_never_reach_session_files_or_logs(tmp_path):
     for path in agent.config_dir.rglob("*"):
         if path.is_file():
             assert key not in path.read_text(errors="replace"), path
+
+
+async def test_attached_files_are_replayed_as_resource_blocks(tmp_path):
+    script = [{"blocks": [{"type": "text", "text": "seen"}]}]
+    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+        sid = await agent.new_session()
+        await agent.conn.prompt(
+            session_id=sid,
+            prompt=[
+                acp.text_block("check these"),
+                acp.resource_block(acp.embedded_text_resource("file:///p/main.tf", 'resource "x" "y" {}\n')),
+                acp.resource_link_block("vars.tf", "file:///p/vars.tf"),
+            ],
+        )
+    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+        await agent.conn.load_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
+        text, embedded, link = [u.content for u in agent.updates(sid, UserMessageChunk)]
+    assert text.text == "check these"
+    assert embedded.type == "resource"
+    assert (embedded.resource.uri, embedded.resource.text) == ("file:///p/main.tf", 'resource "x" "y" {}\n')
+    assert (link.type, link.name, link.uri) == ("resource_link", "vars.tf", "file:///p/vars.tf")

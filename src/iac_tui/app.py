@@ -275,7 +275,9 @@ class IacTui(App[None]):
     async def on_message_chunk(self, message: m.MessageChunk) -> None:
         if not self._current(message):
             return
-        if message.role == "user":
+        if message.attachment is not None:
+            await self.conversation.user_attachment(message.attachment)
+        elif message.role == "user":
             await self.conversation.user_text(message.text)
         else:
             await self.conversation.agent_text(message.text)

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import acp
 from acp.schema import (
@@ -46,6 +47,18 @@ def content_text(block: Any) -> str:
     if kind == "resource":
         return f"[{getattr(block.resource, 'uri', 'resource')}]"
     return ""
+
+
+def attachment_name(block: Any) -> str | None:
+    """The file name of a `resource` / `resource_link` content block (None for other blocks)."""
+    kind = getattr(block, "type", None)
+    if kind == "resource_link":
+        return block.name or block.uri
+    if kind == "resource":
+        uri = getattr(block.resource, "uri", "") or "resource"
+        parsed = urlparse(uri)
+        return unquote(parsed.path).rsplit("/", 1)[-1] if parsed.scheme == "file" else uri
+    return None
 
 
 class TuiClient:
@@ -81,6 +94,9 @@ class TuiClient:
         if kind == "agent_message_chunk":
             return m.MessageChunk(session_id, content_text(update.content), "agent", update.message_id)
         if kind == "user_message_chunk":
+            name = attachment_name(update.content)
+            if name is not None:
+                return m.MessageChunk(session_id, "", "user", update.message_id, attachment=name)
             return m.MessageChunk(session_id, content_text(update.content), "user", update.message_id)
         if kind == "agent_thought_chunk":
             return m.ThoughtChunk(session_id, content_text(update.content))

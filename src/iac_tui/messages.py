@@ -27,13 +27,17 @@ class SessionUpdate(AgentEvent):
 
 
 class MessageChunk(SessionUpdate):
-    """A piece of agent text (`agent_message_chunk`) or, in a replay, of user text."""
+    """A piece of agent text (`agent_message_chunk`) or, in a replay, of user text; a replayed
+    user chunk that is a file (`resource` / `resource_link` block) carries its name in `attachment`."""
 
-    def __init__(self, session_id: str, text: str, role: str = "agent", message_id: str | None = None) -> None:
+    def __init__(
+        self, session_id: str, text: str, role: str = "agent", message_id: str | None = None, attachment: str | None = None
+    ) -> None:
         super().__init__(session_id)
         self.text = text
         self.role = role
         self.message_id = message_id
+        self.attachment = attachment
 
 
 class ThoughtChunk(SessionUpdate):

@@ -224,9 +224,12 @@ async def test_finish_renders_the_last_words_before_returning():
         await pilot.pause()
 
 
-def test_replayed_resources_fold_into_attachments():
-    from iac_tui.widgets.message import fold_resources
+def test_attachment_names_of_replayed_resource_blocks():
+    import acp
 
-    text = 'check @main.tf<resource uri="file:///p/infra/main.tf">\nresource x {}\n\n</resource>\n<resource uri="file:///p/a%20b.tf">\n# b\n</resource>'
-    assert fold_resources(text) == ("check @main.tf", ["main.tf", "a b.tf"])
-    assert fold_resources("no resources") == ("no resources", [])
+    from iac_tui.client import attachment_name
+
+    embedded = acp.resource_block(acp.embedded_text_resource("file:///p/a%20b.tf", "# b"))
+    assert attachment_name(embedded) == "a b.tf"
+    assert attachment_name(acp.resource_link_block("vars.tf", "file:///p/vars.tf")) == "vars.tf"
+    assert attachment_name(acp.text_block("plain")) is None

@@ -12,6 +12,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
+from iac_code.agent import attachments
 from iac_code.agent.conversation import TextBlock
 
 
@@ -26,11 +27,11 @@ def to_user_content(blocks: list) -> list[TextBlock]:  # noqa: ANN001 - ACP Cont
         elif isinstance(block, EmbeddedResourceContentBlock):
             res = block.resource
             if isinstance(res, TextResourceContents):
-                out.append(TextBlock(text=f'<resource uri="{res.uri}">\n{res.text}\n</resource>'))
+                out.append(TextBlock(text=attachments.embedded_text(res.uri, res.text)))
             elif isinstance(res, BlobResourceContents):
                 out.append(TextBlock(text=f"[binary resource: {res.uri} ({res.mime_type or 'unknown type'})]"))
         elif isinstance(block, ResourceContentBlock):
-            out.append(TextBlock(text=f"[resource link: {block.name} <{block.uri}>; read it with your tools if needed]"))
+            out.append(TextBlock(text=attachments.link_text(block.name, block.uri)))
         elif isinstance(block, ImageContentBlock):
             out.append(TextBlock(text=f"[image: {block.mime_type}]"))
         elif isinstance(block, AudioContentBlock):

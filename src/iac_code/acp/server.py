@@ -60,7 +60,7 @@ from iac_code.acp.options import (
 from iac_code.acp.permissions import AcpPrompter
 from iac_code.acp.prompt import to_user_content
 from iac_code.acp.updates import to_update
-from iac_code.agent.events import Event
+from iac_code.agent.events import Event, TitleChanged
 from iac_code.agent.replay import replay_events
 from iac_code.agent.session import COMMANDS, Session, SessionBusy, default_model
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
@@ -252,6 +252,8 @@ class IacAgent:
         emit = self._emitter(session_id)
         for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
             await emit(event)
+        if session.meta.title:
+            await emit(TitleChanged(session.meta.title))
         self._announce_commands(session_id)
         return LoadSessionResult(modes=mode_state(session), models=model_state(session), config_options=config_options(session))
 
@@ -279,6 +281,8 @@ class IacAgent:
         self._require_init()
         cwd = _check_cwd(cwd)
         session = self.sessions.get(session_id) or self._load_from_disk(session_id, cwd)
+        if session.meta.title:
+            self._later(self._emitter(session_id)(TitleChanged(session.meta.title)))
         self._announce_commands(session_id)
         return ResumeSessionResult(modes=mode_state(session), models=model_state(session), config_options=config_options(session))
 

@@ -34,6 +34,10 @@ def to_update(event: ev.Event):  # noqa: ANN201 - one of the SDK's SessionUpdate
         return helpers.update_agent_thought_text(event.text)
     if isinstance(event, ev.UserText):
         return helpers.update_user_message_text(event.text)
+    if isinstance(event, ev.UserAttachment):
+        if event.text is None:
+            return helpers.update_user_message(helpers.resource_link_block(event.name, event.uri))
+        return helpers.update_user_message(helpers.resource_block(helpers.embedded_text_resource(event.uri, event.text)))
     if isinstance(event, ev.ToolCallStarted):
         return helpers.start_tool_call(
             event.tool_call_id,

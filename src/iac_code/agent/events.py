@@ -39,6 +39,15 @@ class UserText:
 
 
 @dataclass(slots=True)
+class UserAttachment:
+    """A file the user attached to a prompt (embedded: `text` set; linked: `text` None); replay only."""
+
+    uri: str
+    name: str
+    text: str | None = None
+
+
+@dataclass(slots=True)
 class Location:
     """A file (absolute path) and optionally a 1-based line a tool call touches."""
 
@@ -134,6 +143,7 @@ Event = (
     TextDelta
     | ThinkingDelta
     | UserText
+    | UserAttachment
     | ToolCallStarted
     | ToolCallUpdated
     | PlanUpdated

@@ -4,22 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from iac_code.agent import attachments
 from iac_code.agent.conversation import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
-from iac_code.agent.events import Event, TextContent, TextDelta, ThinkingDelta, ToolCallStarted, ToolCallUpdated, UserText
+from iac_code.agent.events import (
+    Event,
+    TextContent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStarted,
+    ToolCallUpdated,
+    UserAttachment,
+    UserText,
+)
 from iac_code.tools.base import ToolContext
 from iac_code.tools.registry import ToolRegistry
 
 
 def replay_events(messages: list[Message], tools: ToolRegistry, ctx: ToolContext) -> Iterator[Event]:
-    """Yield, in order: user text, agent text and thoughts, and for each tool use a `tool_call`
-    followed by its final `tool_call_update` (completed or failed, with the result as output)."""
+    """Yield, in order: user text and attached files, agent text and thoughts, and for each tool
+    use a `tool_call` followed by its final `tool_call_update` (completed or failed, with the
+    result as output)."""
     results: dict[str, ToolResultBlock] = {
         b.tool_use_id: b for m in messages if m.role == "user" for b in m.content if isinstance(b, ToolResultBlock)
     }
     for message in messages:
         for block in message.content:
             if isinstance(block, TextBlock):
-                yield UserText(block.text) if message.role == "user" else TextDelta(block.text)
+                if message.role == "assistant":
+                    yield TextDelta(block.text)
+                elif (attached := attachments.parse(block.text)) is not None:
+                    yield UserAttachment(attached.uri, attached.name, attached.text)
+                else:
+                    yield UserText(block.text)
             elif isinstance(block, ThinkingBlock):
                 yield ThinkingDelta(block.thinking)
             elif isinstance(block, ToolUseBlock):

@@ -47,7 +47,7 @@ class Conversation(VerticalScroll, can_focus=False):
     async def close_open(self, collapse_thought: bool = True) -> None:
         """Finish the streaming message or thought, if any."""
         block, self._open = self._open, None
-        if isinstance(block, AgentMessage | UserMessage):
+        if isinstance(block, AgentMessage):
             await block.finish()
         elif isinstance(block, Thought):
             await block.finish(collapse=collapse_thought)
@@ -63,14 +63,21 @@ class Conversation(VerticalScroll, can_focus=False):
         self.anchor()
         return message
 
-    async def user_text(self, text: str) -> None:
-        """A replayed user message chunk."""
+    async def _replayed_user(self) -> UserMessage:
         if not isinstance(self._open, UserMessage):
             await self.close_open()
             self._plan = None
             self._open = UserMessage()
             await self._add(self._open)
-        self._open.append(text)
+        return self._open
+
+    async def user_text(self, text: str) -> None:
+        """A replayed user message chunk."""
+        (await self._replayed_user()).append(text)
+
+    async def user_attachment(self, name: str) -> None:
+        """A file attached to a replayed user message."""
+        (await self._replayed_user()).attach(name)
 
     async def agent_text(self, text: str) -> None:
         """An agent message chunk."""

@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from urllib.parse import unquote, urlparse
-
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.widgets import Static
 
 from iac_tui.widgets.streaming import StreamingMarkdown
-
-
-# iac-code replays an embedded resource as text in the user's message (see `fold_resources`)
-_RESOURCE = re.compile(r'\n?<resource uri="([^"]*)">\n.*?\n</resource>', re.S)
-
-
-def fold_resources(text: str) -> tuple[str, list[str]]:
-    """Split `<resource uri="...">...</resource>` blocks out of replayed user text.
-
-    Returns the text without them and the names of the files they held.
-    """
-    names = []
-    for uri in _RESOURCE.findall(text):
-        parsed = urlparse(uri)
-        names.append(unquote(parsed.path).rsplit("/", 1)[-1] if parsed.scheme == "file" else uri)
-    return _RESOURCE.sub("", text), names
 
 
 class UserMessage(VerticalGroup):
@@ -44,9 +25,15 @@ class UserMessage(VerticalGroup):
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self._text), classes="user-text")
-        if self._attachments:
-            names = ", ".join(self._attachments)
-            yield Static(Content.from_markup("[dim]attached:[/] $names", names=names), classes="attachments")
+        yield Static(self._attachment_line(), classes="attachments")
+
+    def _attachment_line(self) -> Content:
+        if not self._attachments:
+            return Content("")
+        return Content.from_markup("[dim]attached:[/] $names", names=", ".join(self._attachments))
+
+    def on_mount(self) -> None:
+        self.query_one(".attachments", Static).display = bool(self._attachments)
 
     def append(self, text: str) -> None:
         """Add text (a replayed user message arrives in chunks)."""
@@ -54,14 +41,13 @@ class UserMessage(VerticalGroup):
         if self.is_mounted:
             self.query_one(".user-text", Static).update(Content(self._text))
 
-    async def finish(self) -> None:
-        """The replayed message is complete: show embedded files as attachments, not as text."""
-        text, names = fold_resources(self._text)
-        if not names:
-            return
-        self._text = text
-        self._attachments.extend(names)
-        await self.recompose()
+    def attach(self, name: str) -> None:
+        """Add an attached file (a replayed message lists its files after its text)."""
+        self._attachments.append(name)
+        if self.is_mounted:
+            line = self.query_one(".attachments", Static)
+            line.update(self._attachment_line())
+            line.display = True
 
 
 class AgentMessage(StreamingMarkdown):
