@@ -102,8 +102,10 @@ class IacTui(App[None]):
         history_file: Path | None = None,
         cwd_label: str | None = None,
         connection_factory: Callable[[TuiClient], Any] | None = None,
+        initial_prompt: str | None = None,
     ) -> None:
         super().__init__()
+        self.initial_prompt = initial_prompt
         self.project = Path(project).expanduser().resolve()
         self.agent_command = agent or default_agent_command()
         self.initial_model = model
@@ -171,6 +173,9 @@ class IacTui(App[None]):
         prompt = self.prompt
         prompt.completion = self.query_one(CompletionList)
         prompt.files = self._project_files
+        if self.initial_prompt:
+            prompt.load_text(self.initial_prompt)
+            prompt.move_cursor(prompt.document.end)
         prompt.focus()
         self.status.set_cwd(self.cwd_label)
         self.status.set_title("starting the agent…")

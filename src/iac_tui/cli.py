@@ -1,6 +1,6 @@
 """`iac-tui [PATH]`: open the terminal app on PATH (default: the current directory).
 
-    iac-tui [PATH] [--agent "CMD ARGS"] [--model ID] [--mode ID] [--resume SESSION_ID | --continue]
+    iac-tui [PATH] [--agent "CMD ARGS"] [--model ID] [--mode ID] [--resume SESSION_ID | --continue] [--prompt TEXT]
 
 `iac-code` with no arguments runs this too (as `python -m iac_tui`).
 """
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", metavar="SESSION_ID", help="load this session")
     group.add_argument("--continue", dest="continue_last", action="store_true", help="load the project's most recent session")
+    parser.add_argument("--prompt", metavar="TEXT", help="type TEXT into the prompt box (press enter to send it)")
     parser.add_argument("--version", action="version", version=f"iac-tui {__version__}")
     return parser
 
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         continue_last=args.continue_last,
         history_file=history_path(),
+        initial_prompt=args.prompt,
     )
     app.run()
     return app.return_code or 0

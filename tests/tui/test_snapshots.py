@@ -257,3 +257,28 @@ def test_agent_crashed(snap_compare, ws):
 
     app = ws.app([], agent=python_agent(code), cwd_label=LABEL)
     assert snap_compare(app, terminal_size=(100, 24), run_before=run)
+
+
+def test_demo_edit_awaiting_permission(snap_compare, tmp_path, monkeypatch):
+    """The demo's first edit, its diff awaiting approval (also the README's screenshot)."""
+    from iac_code.demo import DEMO_PROMPT, prepare
+
+    project, env = prepare(tmp_path / "demo")
+    monkeypatch.setenv("PATH", env.pop("PATH"))
+    app = iac_tui.app.IacTui(
+        project,
+        env=env,
+        animations=False,
+        log_dir=tmp_path / "logs",
+        history_file=None,
+        cwd_label="~/work/alicloud-network",
+        initial_prompt=DEMO_PROMPT,
+    )
+
+    async def run(pilot):
+        await ready(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(not p.reply.done for p in app.query(PermissionPrompt)), timeout=60)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(120, 44), run_before=run)

@@ -1,0 +1,58 @@
+"""`iac-code demo` in the terminal app: the scripted task on a copy of the example project, approved by keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iac_code.demo import DEMO_PROMPT, prepare, verify
+from iac_tui.app import IacTui
+from iac_tui.widgets.permission import PermissionPrompt
+from iac_tui.widgets.plan import PlanView
+from tui_support import ready, turn_done, wait_until
+
+
+def demo_app(base: Path, monkeypatch) -> tuple[IacTui, Path]:
+    project, env = prepare(base)
+    monkeypatch.setenv("PATH", env.pop("PATH"))  # the project's checks run this interpreter's python3
+    app = IacTui(project, env=env, animations=False, log_dir=base / "logs", history_file=None, initial_prompt=DEMO_PROMPT)
+    return app, project
+
+
+async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypatch):
+    app, project = demo_app(tmp_path, monkeypatch)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.prompt.text == DEMO_PROMPT
+        await pilot.press("enter")
+        approvals = 0
+        while True:
+            prompt = await wait_until(
+                pilot,
+                lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None)
+                or (app.turns_ended == app.turns_started and not app.busy and "done"),
+                timeout=60,
+                what="a permission prompt or the end of the turn",
+            )
+            if prompt == "done":
+                break
+            await pilot.press("a")
+            approvals += 1
+        await turn_done(pilot)
+        assert approvals == 8  # seven edits and the validation command
+        plan = app.query_one(PlanView)
+        assert all(e.status == "completed" for e in plan.entries)
+    assert verify(project) == []
+
+
+async def test_rejecting_an_edit_leaves_that_file_alone(tmp_path, monkeypatch):
+    app, project = demo_app(tmp_path, monkeypatch)
+    before = (project / "terraform" / "variables.tf").read_text()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), timeout=60)
+        await pilot.press("r")  # the first edit: the third vswitch
+        await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), timeout=60)
+        await pilot.press("escape")  # and cancel the rest of the turn
+        await turn_done(pilot)
+    assert (project / "terraform" / "variables.tf").read_text() == before
