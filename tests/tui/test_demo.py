@@ -36,6 +36,7 @@ async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypa
             if prompt == "done":
                 break
             await pilot.press("a")
+            await wait_until(pilot, lambda: prompt.reply.done, what="the answer to be sent")
             approvals += 1
         await turn_done(pilot)
         assert approvals == 8  # seven edits and the validation command
