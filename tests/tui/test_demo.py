@@ -6,6 +6,7 @@ from pathlib import Path
 
 from iac_code.demo import DEMO_PROMPT, prepare, verify
 from iac_tui.app import IacTui
+from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.permission import PermissionPrompt
 from iac_tui.widgets.plan import PlanView
 from tui_support import ready, turn_done, wait_until
@@ -53,7 +54,9 @@ async def test_rejecting_an_edit_leaves_that_file_alone(tmp_path, monkeypatch):
         await pilot.press("enter")
         await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), timeout=60)
         await pilot.press("r")  # the first edit: the third vswitch
-        await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), timeout=60)
-        await pilot.press("escape")  # and cancel the rest of the turn
-        await turn_done(pilot)
+        await turn_done(pilot, timeout=60)
+        # the scripted agent acknowledges the rejection and stops instead of claiming success
+        assert all(p.reply.done for p in app.query(PermissionPrompt))
+        answer = [b for b in app.conversation.blocks if isinstance(b, AgentMessage)][-1]
+        assert "You rejected that change" in answer.source
     assert (project / "terraform" / "variables.tf").read_text() == before
