@@ -7,7 +7,8 @@ real `iac-code acp` subprocess and driven with the ACP SDK's client, like an edi
 - per-turn overhead: a turn with one short text reply; a turn with 10 `read_file` calls;
 - streaming: N text chunks through ACP to the client: chunks per second, peak RSS of both processes;
 - sessions: `session/load` replaying a 5,000-message history; `session/list` over 1,000 sessions;
-- import time of the agent's modules (`python -X importtime`), and whether `anthropic` is imported.
+- import time of the agent's modules (`python -X importtime`), and whether `anthropic` is imported;
+- then the terminal app's streaming benchmark (`bench/tui_stream.py`), unless `--no-tui`.
 
 Timings are medians of several runs on this machine; they are figures to compare, not limits.
 """
@@ -201,10 +202,23 @@ async def main(quick: bool) -> None:
     width = max(len(r[0]) for r in rows)
     print(f"iac-code benchmarks on {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}")
     for name, value in rows:
-        print(f"  {name:<{width}}  {value}")
+        print(f"  {name:<{width}}  {value}", flush=True)
+
+
+def tui(quick: bool) -> None:
+    """Print the terminal app's streaming table (bench/tui_stream.py)."""
+    args = [sys.executable, str(Path(__file__).with_name("tui_stream.py"))]
+    if quick:
+        args += ["--repeat", "1"]
+    print()
+    subprocess.run(args, check=False)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs and 20,000 streamed chunks")
-    asyncio.run(main(parser.parse_args().quick))
+    parser.add_argument("--no-tui", action="store_true", help="skip the terminal app's benchmark")
+    options = parser.parse_args()
+    asyncio.run(main(options.quick))
+    if not options.no_tui:
+        tui(options.quick)
