@@ -246,7 +246,7 @@ class IacAgent:
         self._require_init()
         cwd = _check_cwd(cwd)
         live = self.sessions.get(session_id)
-        if live is not None and live.busy:
+        if live is not None and (session_id in self._turns or live.busy):
             raise _invalid("sessionId", "Session is running a prompt; cancel it before loading")
         session = self._load_from_disk(session_id, cwd)
         emit = self._emitter(session_id)
@@ -367,7 +367,9 @@ class IacAgent:
         """Run one prompt turn; every update of it is sent before this returns."""
         self._require_init()
         session = self._session(session_id)
-        if session.busy:
+        # `_turns` is claimed below before this handler first yields; `session.busy` is only set
+        # once the turn task runs, so a second prompt sent right behind the first must be caught here
+        if session_id in self._turns or session.busy:
             raise _invalid("sessionId", "A prompt is already running in this session; wait for it or cancel it")
         content = to_user_content(prompt)
         if not content:

@@ -1,0 +1,69 @@
+"""The ACP agent (`IacAgent`) in process, with a recording stand-in for the client connection:
+races between requests that the process-level tests cannot time precisely."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp import RequestError
+from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+from iac_code.acp.server import IacAgent
+from iac_code.config import Settings
+
+SLOW = {"blocks": [{"type": "text", "text": " ".join(f"w{i}" for i in range(100))}], "chunk_delay_ms": 50}
+QUICK = {"blocks": [{"type": "text", "text": "quick"}]}
+
+
+class FakeConn:
+    """Records updates; allows every permission request."""
+
+    def __init__(self) -> None:
+        self.updates: dict[str, list[Any]] = defaultdict(list)
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates[session_id].append(update)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
+
+
+@pytest.fixture
+async def agent(tmp_path: Path, request: pytest.FixtureRequest):
+    turns = getattr(request, "param", [SLOW, QUICK])
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": turns}))
+    settings = Settings(config_dir=tmp_path / "cfg", model="scripted", script=script, permission_mode="default")
+    agent = IacAgent(settings)
+    agent.on_connect(FakeConn())
+    await agent.initialize(protocol_version=1)
+    (tmp_path / "proj").mkdir()
+    agent.cwd = str(tmp_path / "proj")  # type: ignore[attr-defined]
+    yield agent
+    await agent.shutdown()
+
+
+async def _new(agent: IacAgent) -> str:
+    return (await agent.new_session(cwd=agent.cwd, mcp_servers=[])).session_id  # type: ignore[attr-defined]
+
+
+def _prompt(agent: IacAgent, sid: str, text: str):
+    return agent.prompt(session_id=sid, prompt=[acp.text_block(text)])
+
+
+async def test_two_prompts_sent_together_leave_the_running_one_cancellable(agent):
+    sid = await _new(agent)
+    first = asyncio.create_task(_prompt(agent, sid, "one"))
+    second = asyncio.create_task(_prompt(agent, sid, "two"))
+    with pytest.raises(RequestError) as err:
+        await second
+    assert err.value.code == -32602 and "sessionId" in err.value.data
+    await agent.cancel(session_id=sid)
+    result = await asyncio.wait_for(first, 2)
+    assert result.stop_reason == "cancelled"
