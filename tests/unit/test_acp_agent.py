@@ -67,3 +67,18 @@ async def test_two_prompts_sent_together_leave_the_running_one_cancellable(agent
     await agent.cancel(session_id=sid)
     result = await asyncio.wait_for(first, 2)
     assert result.stop_reason == "cancelled"
+
+
+async def test_close_during_a_turn_shuts_the_session_to_every_later_request(agent):
+    sid = await _new(agent)
+    turn = asyncio.create_task(_prompt(agent, sid, "one"))
+    await asyncio.sleep(0.2)
+    closes = [asyncio.create_task(agent.close_session(session_id=sid)) for _ in range(2)]
+    late = asyncio.create_task(_prompt(agent, sid, "two"))
+    assert (await asyncio.wait_for(turn, 2)).stop_reason == "cancelled"
+    outcomes = await asyncio.gather(*closes, late, return_exceptions=True)
+    errors = [o for o in outcomes if isinstance(o, RequestError)]
+    assert len(errors) == 2, outcomes  # the second close and the late prompt
+    assert all(e.code == -32602 and "sessionId" in e.data for e in errors)
+    assert sid not in agent.sessions
+

@@ -291,11 +291,11 @@ class IacAgent:
         """Cancel any running prompt and drop the session from memory (its history stays on disk)."""
         self._require_init()
         session = self._session(session_id)
+        del self.sessions[session_id]  # before any await: later requests no longer reach it
         turn = self._turns.get(session_id)
         if turn is not None:
             turn.cancel()
             await asyncio.wait([turn], timeout=5)
-        del self.sessions[session_id]
         await session.close()
         return CloseSessionResponse()
 
