@@ -82,3 +82,12 @@ async def test_close_during_a_turn_shuts_the_session_to_every_later_request(agen
     assert all(e.code == -32602 and "sessionId" in e.data for e in errors)
     assert sid not in agent.sessions
 
+
+async def test_loading_a_live_idle_session_releases_the_old_one(agent):
+    sid = await _new(agent)
+    assert (await _prompt(agent, sid, "one")).stop_reason == "end_turn"
+    old = agent.sessions[sid]
+    assert old._provider is not None
+    await agent.load_session(cwd=agent.cwd, session_id=sid, mcp_servers=[])
+    assert agent.sessions[sid] is not old
+    assert old._provider is None  # its model connection was closed

@@ -249,6 +249,8 @@ class IacAgent:
         if live is not None and (session_id in self._turns or live.busy):
             raise _invalid("sessionId", "Session is running a prompt; cancel it before loading")
         session = self._load_from_disk(session_id, cwd)
+        if live is not None:
+            await live.close()  # replaced by the session just read from disk
         emit = self._emitter(session_id)
         for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
             await emit(event)
