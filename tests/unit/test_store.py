@@ -93,3 +93,15 @@ def test_title_from_first_line():
     assert title_from("\n  Add a   subnet \nmore") == "Add a subnet"
     assert title_from("x" * 200).endswith("…") and len(title_from("x" * 200)) == 80
     assert title_from("   ") is None
+
+
+def test_a_torn_last_line_does_not_swallow_the_next_record(tmp_path):
+    store = SessionStore(tmp_path)
+    store.create(SessionMeta(session_id="s1", cwd="/p")).append(user_text("one"))
+    with open(tmp_path / "s1.jsonl", "a") as f:
+        f.write('{"type": "message", "message": {"role": "as')  # the server died mid-write
+    assert [m.text() for m in store.load("s1")[1]] == ["one"]
+    store.journal("s1").append(user_text("two"))  # a restarted server goes on appending
+    assert [m.text() for m in store.load("s1")[1]] == ["one", "two"]
+    store.fork("s1", SessionMeta(session_id="s2", cwd="/p")).append(user_text("three"))
+    assert [m.text() for m in store.load("s2")[1]] == ["one", "two", "three"]

@@ -9,7 +9,8 @@ Layout under `<config dir>/sessions/`::
 
 A history is the messages after the last `reset` record. Each record is written with a single
 `write` on a file opened for appending, so a killed server loses at most the message in flight
-and concurrent sessions never interleave; a torn last line is skipped on load. Listing reads
+and concurrent sessions never interleave; a torn last line is skipped on load (and the next
+append starts a line of its own). Listing reads
 only the metadata files. Known secret values are replaced by `[REDACTED]` before anything is
 written.
 """
@@ -101,12 +102,20 @@ class SessionFile:
     def __init__(self, path: Path, redact: Redactor) -> None:
         self.path = path
         self._redact = redact
+        self._tail_checked = False
 
     def _write(self, record: dict) -> None:
         line = self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
         data = line.encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
+            if not self._tail_checked:
+                # A server killed mid-write leaves a torn last line without its newline: end it
+                # first, or this record would be glued to it and be lost with it on load.
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data
+                self._tail_checked = True
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
