@@ -69,4 +69,5 @@ def test_title_and_kind():
     assert tool.title(tool.parse({"prompt": "Find every VPC", "description": "Survey VPCs"})) == "Sub-agent: Survey VPCs"
     assert tool.title(tool.parse({"prompt": "Find every VPC\nand list them"})) == "Sub-agent: Find every VPC"
     assert tool.title(None) == "Sub-agent"
+    assert tool.title(tool.parse({"prompt": "  \n "})) == "Sub-agent"  # title() runs outside the tool's try
     assert tool.kind == "execute" and tool.category == "execute"

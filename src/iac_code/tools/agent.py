@@ -43,9 +43,10 @@ class AgentTool(Tool):
     category = "execute"
 
     def title(self, params: AgentInput | None) -> str:  # type: ignore[override]
-        if params is None:
+        lines = [] if params is None else ((params.description or "").strip() or params.prompt.strip()).splitlines()
+        if not lines:
             return "Sub-agent"
-        label = params.description or params.prompt.strip().splitlines()[0]
+        label = lines[0]
         return f"Sub-agent: {label if len(label) <= 60 else label[:59] + '…'}"
 
     async def run(self, params: AgentInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
