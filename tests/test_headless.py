@@ -106,3 +106,11 @@ def test_demo_headless_lands_and_validates_the_edits(tmp_path):
     assert "Demo verified" in result.stdout
     for title in ("List terraform", "Read terraform/variables.tf", "Edit terraform/main.tf", "Run `"):
         assert title in result.stdout, title
+
+
+def test_a_failed_command_is_reported_in_text_mode(project):
+    fail = {"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "echo oops; exit 3"}}]}
+    result = run(["-p", "run it", "--allow", "bash"], project, [fail, say("it failed")])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "it failed\n"
+    assert "[failed] Run `echo oops; exit 3`: exit code 3" in result.stderr

@@ -104,7 +104,12 @@ class Printer:
             mark = "done" if event.status == "completed" else "failed"
             detail = ""
             if event.status == "failed" and isinstance(event.raw_output, dict):
-                detail = ": " + str(event.raw_output.get("error", "")).splitlines()[0][:200]
+                # {"error": text} from most tools; bash reports {"output", "exit_code", "timed_out"}
+                lines = str(event.raw_output.get("error") or "").splitlines()
+                if lines:
+                    detail = ": " + lines[0][:200]
+                elif event.raw_output.get("exit_code") is not None:
+                    detail = f": exit code {event.raw_output['exit_code']}"
             self.err.write(f"[{mark}] {self.titles.get(event.tool_call_id, event.tool_call_id)}{detail}\n")
         elif isinstance(event, ev.Notice):
             self.err.write(event.text.strip() + "\n")
