@@ -26,6 +26,14 @@ async def test_parse_error_keeps_the_connection(tmp_path):
         assert result["protocolVersion"] == 1
 
 
+async def test_a_too_deeply_nested_line_is_a_parse_error_too(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.send_line(b"[" * 100_000)  # json.loads raises RecursionError, not ValueError
+        reply = await agent.read()
+        assert reply["error"]["code"] == -32700 and reply["id"] is None
+        assert (await agent.initialize())["protocolVersion"] == 1
+
+
 async def test_invalid_requests_get_32600(tmp_path):
     async with spawn_raw(tmp_path / "proj") as agent:
         await agent.initialize()

@@ -49,7 +49,7 @@ class StdioTransport(NdjsonTransport):
                 continue
             try:
                 return json.loads(line)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply to parse
                 log.warning("received a line that is not JSON (%d bytes)", len(line))
                 await self.send(error_reply(None, -32700, "Parse error", {"details": str(exc)}))
 
