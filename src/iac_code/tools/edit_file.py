@@ -30,12 +30,14 @@ from iac_code.tools.files import (
     atomic_write,
     binary_message,
     decode_text,
+    is_missing,
     printable,
     read_capped,
     regular_file_error,
     resolve_arg,
     shown,
     sniff_binary,
+    try_stat,
 )
 
 MAX_EDIT_BYTES = 16 << 20
@@ -189,7 +191,7 @@ def _prepare(path: Path, cwd: Path, params: EditFileInput) -> Edit | str:
     name = shown(path, cwd)
     problem = regular_file_error(cwd, params.path, path)
     if problem:
-        return problem + (" To create a file, use write_file." if not path.exists() else "")
+        return problem + (" To create a file, use write_file." if is_missing(try_stat(path)) else "")
     try:
         data = read_capped(path, MAX_EDIT_BYTES)
     except OSError as exc:

@@ -101,18 +101,39 @@ def binary_message(name: str, kind: str, size: int) -> str:
     return f"{name} is a binary file ({kind}, {size:,} bytes); only text files can be read or edited."
 
 
+def try_stat(path: Path) -> os.stat_result | OSError:
+    """`os.stat(path)`, or the `OSError` it raised (missing, permission denied, name too long...).
+
+    The tools use this instead of `Path.exists()`/`is_dir()`/`is_file()`, which raise for any
+    error but "missing" and would turn a bad path argument into an exception.
+    """
+    try:
+        return os.stat(path)
+    except OSError as exc:
+        return exc
+
+
+def is_missing(error: os.stat_result | OSError) -> bool:
+    """Whether `try_stat` found nothing at the path (also when a parent is not a directory)."""
+    return isinstance(error, (FileNotFoundError, NotADirectoryError))
+
+
+def access_error(name: str, error: OSError) -> str:
+    """The message for a path that exists but cannot be examined."""
+    return f"Cannot access {name}: {error.strerror or error}."
+
+
 def regular_file_error(cwd: Path, requested: str, path: Path) -> str | None:
     """Why `path` (the real path of the argument `requested`) cannot be read as a file (missing,
     a broken link, a directory, a device...), or None if it can."""
     name = shown(path, cwd)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
+    st = try_stat(path)
+    if isinstance(st, FileNotFoundError):
         if os.path.islink(Path(cwd, os.path.expanduser(requested))):
             return f"{requested} is a broken symbolic link: its target {name} does not exist."
         return f"File not found: {name}. Use list_files or glob to find the right path."
-    except OSError as exc:
-        return f"Cannot access {name}: {exc.strerror or exc}."
+    if isinstance(st, OSError):
+        return access_error(name, st)
     if stat.S_ISDIR(st.st_mode):
         return f"{name} is a directory, not a file. Use list_files to see its entries."
     if not stat.S_ISREG(st.st_mode):

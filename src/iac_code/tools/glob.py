@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import os
 import re
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import PathArg, in_thread, resolve_arg, shown
+from iac_code.tools.files import PathArg, access_error, in_thread, is_missing, resolve_arg, shown, try_stat
 from iac_code.tools.walk import glob_regex, split_literal_prefix, walk_files
 
 MAX_RESULTS = 200
@@ -66,10 +67,13 @@ class GlobTool(Tool):
     async def run(self, params: GlobInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         root, pattern = self._target(params, ctx)
         name = shown(root, ctx.cwd)
-        if not root.is_dir():
-            if root.exists():
-                return ToolResult.error(f"{name} is a file, not a directory; give a directory as `path`.")
+        st = try_stat(root)
+        if is_missing(st):
             return ToolResult.error(f"Directory not found: {name}.")
+        if isinstance(st, OSError):
+            return ToolResult.error(access_error(name, st))
+        if not stat.S_ISDIR(st.st_mode):
+            return ToolResult.error(f"{name} is a file, not a directory; give a directory as `path`.")
         try:
             regex = glob_regex(pattern)
         except re.error as exc:

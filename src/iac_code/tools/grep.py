@@ -21,6 +21,7 @@ import functools
 import os
 import re
 import shutil
+import stat
 import sysconfig
 import threading
 from collections import deque
@@ -31,7 +32,18 @@ from typing import Literal
 from pydantic import Field
 
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import SNIFF_BYTES, PathArg, binary_message, in_thread, resolve_arg, shown, sniff_binary
+from iac_code.tools.files import (
+    SNIFF_BYTES,
+    PathArg,
+    access_error,
+    binary_message,
+    in_thread,
+    is_missing,
+    resolve_arg,
+    shown,
+    sniff_binary,
+    try_stat,
+)
 from iac_code.tools.paths import is_sensitive
 from iac_code.tools.walk import glob_regex, walk_files
 
@@ -104,18 +116,24 @@ class GrepTool(Tool):
     async def run(self, params: GrepInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         root = resolve_arg(ctx.cwd, params.path)
         name = shown(root, ctx.cwd)
-        if root.is_file():
+        st = try_stat(root)
+        if is_missing(st):
+            return ToolResult.error(f"Path not found: {name}.")
+        if isinstance(st, OSError):
+            return ToolResult.error(access_error(name, st))
+        single = stat.S_ISREG(st.st_mode)
+        if single:
             try:
                 with open(root, "rb") as f:
                     kind = sniff_binary(f.read(SNIFF_BYTES))
             except OSError as exc:
                 return ToolResult.error(f"Cannot read {name}: {exc.strerror or exc}.")
             if kind is not None:
-                return ToolResult.error(binary_message(name, kind, root.stat().st_size))
-        elif not root.is_dir():
-            return ToolResult.error(f"{name} is not a file or directory." if root.exists() else f"Path not found: {name}.")
+                return ToolResult.error(binary_message(name, kind, st.st_size))
+        elif not stat.S_ISDIR(st.st_mode):
+            return ToolResult.error(f"{name} is not a file or directory.")
         try:
-            accept = _filter(root, params.glob, ctx.config_dir)
+            accept = _filter(root, params.glob, ctx.config_dir, single)
         except re.error as exc:
             return ToolResult.error(f"Invalid glob {params.glob!r}: {exc}.")
         results, error = await _search(root, params, accept)
@@ -146,14 +164,14 @@ def ripgrep_binary() -> str | None:
     return shutil.which("rg")
 
 
-def _filter(root: Path, glob: str | None, config_dir: Path) -> Accept:
-    """Which found files may be reported: matching `glob`, and not sensitive (unless `root` is).
+def _filter(root: Path, glob: str | None, config_dir: Path, single: bool) -> Accept:
+    """Which found files may be reported: matching `glob`, and not sensitive (unless `root` is);
+    everything when `single` (`root` is a file, named explicitly).
 
     Raises `re.error` for a malformed glob."""
     regex = glob_regex(glob) if glob else None
     by_name = glob is not None and "/" not in glob
     check_sensitive = not is_sensitive(root, config_dir)
-    single = root.is_file()
 
     def accept(path: Path) -> bool:
         if single:
@@ -338,7 +356,7 @@ def search_python(root: Path, params: GrepInput, results: Results, accept: Accep
         regex = re.compile(params.pattern, re.IGNORECASE if params.case_insensitive else 0)
     except re.error as exc:
         return f"grep failed: invalid regular expression: {exc}"
-    if root.is_file():
+    if os.path.isfile(root):
         files = [root]
     else:
         files = (e.path for e in walk_files(root, include_links=False, stop=stop))

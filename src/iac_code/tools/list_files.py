@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import PathArg, in_thread, resolve_arg, shown
+from iac_code.tools.files import PathArg, access_error, in_thread, is_missing, resolve_arg, shown, try_stat
 
 MAX_ENTRIES = 1_000
 
@@ -53,9 +54,12 @@ class ListFilesTool(Tool):
     async def run(self, params: ListFilesInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         path = resolve_arg(ctx.cwd, params.path)
         name = shown(path, ctx.cwd)
-        if not path.exists():
+        st = try_stat(path)
+        if is_missing(st):
             return ToolResult.error(f"Directory not found: {name}.")
-        if not path.is_dir():
+        if isinstance(st, OSError):
+            return ToolResult.error(access_error(name, st))
+        if not stat.S_ISDIR(st.st_mode):
             return ToolResult.error(f"{name} is a file, not a directory. Use read_file to read it.")
         try:
             entries, total = await in_thread(_first_entries, path)

@@ -7,7 +7,7 @@ created. The call carries a diff against the old content, also in the permission
 
 from __future__ import annotations
 
-import os
+import stat
 from pathlib import Path
 
 from pydantic import Field
@@ -17,14 +17,17 @@ from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolR
 from iac_code.tools.files import (
     SNIFF_BYTES,
     PathArg,
+    access_error,
     atomic_write,
     count_lines,
     decode_text,
+    is_missing,
     printable,
     read_capped,
     resolve_arg,
     shown,
     sniff_binary,
+    try_stat,
 )
 
 MAX_DIFF_BYTES = 2 << 20
@@ -97,25 +100,31 @@ class _Problem:
 
 def _old_text(path: Path, name: str) -> str | None | _Problem:
     """The current text of `path` for the diff: None if it does not exist, or a `_Problem`."""
-    if path.is_dir():
-        return _Problem(f"{name} is a directory; give a file path.")
-    if not path.exists():
+    st = try_stat(path)
+    if is_missing(st):
         for parent in path.parents:
-            if parent.exists():
-                if not parent.is_dir():
-                    return _Problem(f"Cannot create {name}: {parent} is a file, not a directory.")
-                break
+            parent_st = try_stat(parent)
+            if is_missing(parent_st):
+                continue
+            if isinstance(parent_st, OSError):
+                return _Problem(access_error(str(parent), parent_st))
+            if not stat.S_ISDIR(parent_st.st_mode):
+                return _Problem(f"Cannot create {name}: {parent} is a file, not a directory.")
+            break
         return None
-    if not path.is_file():
+    if isinstance(st, OSError):
+        return _Problem(access_error(name, st))
+    if stat.S_ISDIR(st.st_mode):
+        return _Problem(f"{name} is a directory; give a file path.")
+    if not stat.S_ISREG(st.st_mode):
         return _Problem(f"{name} is not a regular file (a device, FIFO or socket); it cannot be written.")
     try:
         data = read_capped(path, MAX_DIFF_BYTES)
     except OSError as exc:
         return _Problem(f"Cannot read {name}: {exc.strerror or exc}.")
-    size = os.path.getsize(path)
     if data is None:
-        return f"[previous content: {size:,} bytes, too large to show]"
+        return f"[previous content: {st.st_size:,} bytes, too large to show]"
     kind = sniff_binary(data[:SNIFF_BYTES])
     if kind is not None:
-        return f"[previous content: binary file ({kind}, {size:,} bytes)]"
+        return f"[previous content: binary file ({kind}, {len(data):,} bytes)]"
     return printable(decode_text(data).text)
