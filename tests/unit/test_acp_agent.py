@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import acp
 import pytest
 from acp import RequestError
-from acp.schema import AllowedOutcome, RequestPermissionResponse
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse, ToolCallProgress, ToolCallStart
 
 from iac_code.acp.server import IacAgent
 from iac_code.config import Settings
@@ -22,16 +23,25 @@ QUICK = {"blocks": [{"type": "text", "text": "quick"}]}
 
 
 class FakeConn:
-    """Records updates; allows every permission request."""
+    """Records updates and answers permission requests with `answer` (an option id or `cancelled`).
+
+    `on_update` (optional) is awaited after each update is recorded, like a client reacting to it.
+    """
 
     def __init__(self) -> None:
         self.updates: dict[str, list[Any]] = defaultdict(list)
+        self.answer = "allow_once"
+        self.on_update: Callable[[str, Any], Awaitable[None]] | None = None
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates[session_id].append(update)
+        if self.on_update is not None:
+            await self.on_update(session_id, update)
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
+        if self.answer == "cancelled":
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=self.answer))
 
 
 @pytest.fixture
@@ -91,3 +101,28 @@ async def test_loading_a_live_idle_session_releases_the_old_one(agent):
     await agent.load_session(cwd=agent.cwd, session_id=sid, mcp_servers=[])
     assert agent.sessions[sid] is not old
     assert old._provider is None  # its model connection was closed
+
+
+def _write(path: str) -> dict:
+    return {"type": "tool_use", "name": "write_file", "input": {"path": path, "content": "x"}}
+
+
+@pytest.mark.parametrize("agent", [[{"blocks": [_write("a.tf"), _write("b.tf"), _write("c.tf")]}]], indirect=True)
+async def test_a_second_cancel_while_the_first_is_settled_still_ends_every_call(agent):
+    sid = await _new(agent)
+    conn = agent._conn
+    conn.answer = "cancelled"  # the first cancel: the client cancels the permission prompt
+
+    async def cancel_again(session_id: str, update: Any) -> None:
+        if isinstance(update, ToolCallProgress) and update.status == "failed":
+            await agent.cancel(session_id=session_id)  # e.g. the user presses Esc twice
+            await asyncio.sleep(0)
+
+    conn.on_update = cancel_again
+    result = await asyncio.wait_for(_prompt(agent, sid, "write three"), 2)
+    assert result.stop_reason == "cancelled"
+    final: dict[str, str] = {}
+    for u in conn.updates[sid]:
+        if isinstance(u, ToolCallStart | ToolCallProgress) and u.status:
+            final[u.tool_call_id] = u.status
+    assert list(final.values()) == ["failed"] * 3

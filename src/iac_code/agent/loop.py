@@ -335,7 +335,11 @@ class AgentLoop:
             self.conversation.append(Message(role="assistant", content=kept))
 
     async def _settle(self, state: _TurnState, reason: str) -> None:
-        """After a cancel or crash: answer every dangling tool use and end every open call."""
+        """After a cancel or crash: answer every dangling tool use and end every open call.
+
+        A further cancel while the calls are being ended (a second `session/cancel`, a
+        `session/close`) does not stop it: the remaining calls would be left open.
+        """
         try:
             self._keep_partial(state)
             if state.unanswered:
@@ -346,7 +350,12 @@ class AgentLoop:
                 self.conversation.append(Message(role="user", content=results))
                 state.unanswered = []
             for call_id in sorted(state.open_calls):
-                await self._end_call(call_id, "failed", reason)
+                try:
+                    await self._end_call(call_id, "failed", reason)
+                except asyncio.CancelledError:  # a repeated cancel: end the remaining calls anyway
+                    task = asyncio.current_task()
+                    if task is not None:
+                        task.uncancel()
         except Exception:  # the client may be gone; the conversation is already consistent
             log.debug("could not report the end of open tool calls", exc_info=True)
 
