@@ -184,3 +184,23 @@ async def test_credentials_and_endpoint_from_the_config_file(fake, tmp_path, mon
     finally:
         await provider.aclose()
     assert fake.requests[0].headers["authorization"] == f"Bearer {key}"
+
+
+async def test_lone_surrogates_never_reach_the_request_or_the_history(fake, provider):
+    """UTF-8 cannot encode a lone surrogate: the SDK raised UnicodeEncodeError for every later request
+    of a conversation holding one (a non-UTF-8 file name decoded with surrogateescape, a `\\ud800`
+    escape in a tool input), so the session could not go on. They are sent as U+FFFD."""
+    fake.add(message(tool_use("toolu_1", "list_files", {"path": "bad\ud800name"}), stop_reason="tool_use"))
+    done = (await collect(provider, request(user_text("list"))))[-1]
+    assert done.message.tool_uses()[0].input == {"path": "bad\ufffdname"}
+
+    fake.add(message(text("ok")))
+    history = [
+        user_text("list"),
+        Message(role="assistant", content=[ToolUseBlock(id="toolu_1", name="list_files", input={"path": "x\udcff"})]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="toolu_1", content="caf\udce9.tf")]),
+    ]
+    assert (await collect(provider, request(*history)))[-1].stop_reason == "end_turn"
+    messages = fake.bodies[1]["messages"]
+    assert messages[1]["content"][0]["input"] == {"path": "x\ufffd"}
+    assert messages[2]["content"][0]["content"] == "caf\ufffd.tf"

@@ -133,6 +133,7 @@ _KIND_BY_STATUS: dict[int, ErrorKind] = {
     529: "overloaded",
 }
 _TOO_LONG = re.compile(r"prompt is too long|context (window|length)|too many (input )?tokens", re.IGNORECASE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class AnthropicProvider:
@@ -239,7 +240,7 @@ def request_params(request: ModelRequest, thinking_supported: bool) -> dict[str,
     Cache breakpoints (`cache_control: ephemeral`) go on the system prompt, the last tool and the
     last cacheable block of the last message, so each request reads the previous one's prefix
     from the cache. Extended thinking is requested when `request.thinking_budget` is set and
-    `thinking_supported`.
+    `thinking_supported`. Lone surrogates become U+FFFD (`_valid_unicode`).
     """
     params: dict[str, Any] = {
         "model": request.model,
@@ -257,7 +258,7 @@ def request_params(request: ModelRequest, thinking_supported: bool) -> dict[str,
             params["thinking"] = {"type": "adaptive"}
         else:
             params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
-    return params
+    return _valid_unicode(params)
 
 
 def message_params(messages: list[Message]) -> list[dict[str, Any]]:
@@ -467,7 +468,23 @@ def _tool_input(raw: str) -> dict[str, Any]:
     except ValueError:
         log.debug("tool input is not complete JSON (%d characters)", len(raw))
         return {}
-    return value if isinstance(value, dict) else {}
+    return _valid_unicode(value) if isinstance(value, dict) else {}
+
+
+def _valid_unicode(value: Any) -> Any:
+    """`value` (JSON-shaped) with every lone surrogate replaced by U+FFFD.
+
+    UTF-8 cannot encode lone surrogates, so the SDK cannot send a request holding one: one in the
+    history would fail every later request of the session. They come from `\\udXXX` escapes in
+    a model's tool input and from text decoded with `surrogateescape` (non-UTF-8 file names).
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if not value.isascii() else value
+    if isinstance(value, list):
+        return [_valid_unicode(v) for v in value]
+    if isinstance(value, dict):
+        return {_valid_unicode(k): _valid_unicode(v) for k, v in value.items()}
+    return value
 
 
 async def _idle_limited(stream: Any, seconds: float) -> AsyncIterator[Any]:
