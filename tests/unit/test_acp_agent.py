@@ -13,7 +13,14 @@ from typing import Any
 import acp
 import pytest
 from acp import RequestError
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse, ToolCallProgress, ToolCallStart
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    RequestPermissionResponse,
+    ToolCallProgress,
+    ToolCallStart,
+    UsageUpdate,
+)
 
 from iac_code.acp.server import IacAgent
 from iac_code.config import Settings
@@ -126,3 +133,18 @@ async def test_a_second_cancel_while_the_first_is_settled_still_ends_every_call(
         if isinstance(u, ToolCallStart | ToolCallProgress) and u.status:
             final[u.tool_call_id] = u.status
     assert list(final.values()) == ["failed"] * 3
+
+
+@pytest.mark.parametrize("agent", [[QUICK]], indirect=True)
+async def test_a_cancel_at_the_usage_update_keeps_the_answer_in_the_history(agent):
+    sid = await _new(agent)
+
+    async def cancel_at_usage(session_id: str, update: Any) -> None:
+        if isinstance(update, UsageUpdate):
+            await agent.cancel(session_id=session_id)
+            await asyncio.sleep(0)
+
+    agent._conn.on_update = cancel_at_usage
+    assert (await _prompt(agent, sid, "hi")).stop_reason == "cancelled"
+    history = agent.sessions[sid].conversation.messages
+    assert [(m.role, m.text()) for m in history] == [("user", "hi"), ("assistant", "quick")]

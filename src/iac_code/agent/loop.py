@@ -209,11 +209,11 @@ class AgentLoop:
                 done = event
         if done is None:
             raise pb.ProviderError("incomplete", "the response ended without a final message")
-        state.partial, state.partial_text = [], []
         state.usage.add(done.usage)
         self._last_context = done.usage.context_tokens + done.usage.output_tokens
         self._last_count = len(self.conversation.messages) + 1
         await self.emit(UsageUpdated(used=self._last_context, size=self.provider.context_window(self.config.model)))
+        state.partial, state.partial_text = [], []  # only now: a cancel in the emit above keeps the text
         return done
 
     async def _drop_cut_tool_uses(self, message: Message) -> Message:
