@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from iac_code.agent.events import EventSink, Location, TextContent, ToolContent, ToolKind
+from iac_code.tools.files import printable
 
 Category = Literal["read", "write", "execute"]
 """Permission category (PROTOCOL.md, Permissions): read-only, write, execute."""
@@ -32,9 +33,10 @@ class ToolInput(BaseModel):
 class ToolResult:
     """What a tool call produced.
 
-    `output` is the text the model receives as the `tool_result`. `raw_output` is the JSON value
-    sent to the client as `rawOutput` (defaults to `{"output": output}`); `content` is what the
-    client's tool panel shows (defaults to `output` as text); `locations` are the files touched.
+    `output` is the text the model receives as the `tool_result`, made valid Unicode (names
+    decoded with `surrogateescape` show U+FFFD; see `files.printable`). `raw_output` is the JSON
+    value sent to the client as `rawOutput` (defaults to `{"output": output}`); `content` is what
+    the client's tool panel shows (defaults to `output` as text); `locations` are the files touched.
     """
 
     output: str
@@ -42,6 +44,9 @@ class ToolResult:
     raw_output: Any = None
     content: list[ToolContent] | None = None
     locations: list[Location] | None = None
+
+    def __post_init__(self) -> None:
+        self.output = printable(self.output)
 
     @classmethod
     def error(cls, message: str) -> ToolResult:

@@ -12,6 +12,7 @@ import asyncio
 import codecs
 import contextlib
 import os
+import re
 import stat
 import threading
 from collections.abc import Callable
@@ -53,6 +54,8 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\xfe\xff", "UTF-16 text"),
 )
 _TEXT_CONTROLS = frozenset("\t\n\r\f\v\b\x1b")
+_NOT_ESCAPED_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""Lone surrogates that `surrogateescape` did not make (it uses U+DC80..U+DCFF for bytes 0x80..0xFF)."""
 
 
 def _no_nul(value: str) -> str:
@@ -170,12 +173,14 @@ def decode_text(data: bytes) -> TextFile:
 
 
 def printable(text: str) -> str:
-    """`text` with any undecodable bytes (lone surrogates) shown as U+FFFD, as `read_file` shows them."""
+    """`text` as valid Unicode: undecodable bytes kept by `surrogateescape` are shown as U+FFFD, as
+    `read_file` shows them, and so is any other lone surrogate (e.g. from a JSON escape)."""
     try:
         text.encode("utf-8")
         return text
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        escaped_bytes_only = _NOT_ESCAPED_BYTE.sub("\ufffd", text)
+        return escaped_bytes_only.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def read_capped(path: Path, limit: int) -> bytes | None:
