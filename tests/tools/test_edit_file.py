@@ -162,3 +162,15 @@ def test_invalid_input(raw):
 def test_title_and_kind():
     assert tool.title(tool.parse({"path": "main.tf", "old_string": "a", "new_string": "b"})) == "Edit main.tf"
     assert tool.kind == "edit" and tool.category == "write"
+
+
+async def test_a_lone_surrogate_in_new_string_is_an_error_before_asking(project, call, ctx):
+    """A `\\ud800` escape in the model's JSON cannot be written as UTF-8: an error, not an exception."""
+    (project / "main.tf").write_text("a = 1\n")
+    for new in ("a = \ud800", "a = \udcff"):  # \udcff would otherwise be written as the raw byte 0xFF
+        params = tool.parse({"path": "main.tf", "old_string": "a = 1", "new_string": new})
+        preview = await tool.preview(params, ctx)
+        assert preview.error is not None and "surrogate" in preview.error
+        result = await call(tool, path="main.tf", old_string="a = 1", new_string=new)
+        assert result.is_error and "surrogate" in result.output
+    assert (project / "main.tf").read_bytes() == b"a = 1\n"

@@ -92,3 +92,9 @@ def test_title_kind_and_paths(project, ctx, tmp_path):
     assert tool.title(params) == "Write outputs.tf" and tool.title(None) == "Write file"
     assert tool.paths(params, ctx) == [project / "outputs.tf"]
     assert tool.kind == "edit" and tool.category == "write"
+
+
+async def test_a_lone_surrogate_fails_already_in_the_preview(project, ctx):
+    preview = await tool.preview(tool.parse({"path": "x.tf", "content": "bad \ud800"}), ctx)
+    assert preview.error is not None and "surrogate" in preview.error
+    assert not (project / "x.tf").exists()

@@ -38,6 +38,7 @@ from iac_code.tools.files import (
     shown,
     sniff_binary,
     try_stat,
+    unencodable,
 )
 
 MAX_EDIT_BYTES = 16 << 20
@@ -189,6 +190,8 @@ def apply_edit(file: TextFile, old: str, new: str, replace_all: bool) -> Edit | 
 def _prepare(path: Path, cwd: Path, params: EditFileInput) -> Edit | str:
     """Read `path` and compute the edit; an error message for the model if it cannot apply."""
     name = shown(path, cwd)
+    if error := unencodable(params.new_string, "new_string"):
+        return error
     problem = regular_file_error(cwd, params.path, path)
     if problem:
         return problem + (" To create a file, use write_file." if is_missing(try_stat(path)) else "")

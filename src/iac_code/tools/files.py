@@ -183,6 +183,16 @@ def printable(text: str) -> str:
         return escaped_bytes_only.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+def unencodable(text: str, what: str) -> str | None:
+    """The error for the argument `what` if `text` holds lone surrogates (from `\\udXXX` escapes in
+    the model's JSON), which cannot be written as UTF-8; None if it can be written."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{what} contains characters that cannot be written as UTF-8 (lone surrogates)."
+    return None
+
+
 def read_capped(path: Path, limit: int) -> bytes | None:
     """The bytes of `path`, or None if it is larger than `limit` bytes. Raises OSError."""
     with open(path, "rb") as f:

@@ -28,6 +28,7 @@ from iac_code.tools.files import (
     shown,
     sniff_binary,
     try_stat,
+    unencodable,
 )
 
 MAX_DIFF_BYTES = 2 << 20
@@ -59,6 +60,8 @@ class WriteFileTool(Tool):
         return [resolve_arg(ctx.cwd, params.path)]
 
     async def preview(self, params: WriteFileInput, ctx: ToolContext) -> ToolPreview:  # type: ignore[override]
+        if error := unencodable(params.content, "content"):
+            return ToolPreview(error=error)
         path = resolve_arg(ctx.cwd, params.path)
         old = _old_text(path, shown(path, ctx.cwd))
         if isinstance(old, _Problem):
@@ -68,13 +71,12 @@ class WriteFileTool(Tool):
     async def run(self, params: WriteFileInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         path = resolve_arg(ctx.cwd, params.path)
         name = shown(path, ctx.cwd)
+        if error := unencodable(params.content, "content"):
+            return ToolResult.error(error)
         old = _old_text(path, name)
         if isinstance(old, _Problem):
             return ToolResult.error(old.message)
-        try:
-            data = params.content.encode("utf-8")
-        except UnicodeEncodeError:
-            return ToolResult.error("content contains characters that cannot be written as UTF-8 (lone surrogates).")
+        data = params.content.encode("utf-8")
         try:
             atomic_write(path, data)
         except OSError as exc:
