@@ -147,14 +147,6 @@ class TurnEnded(AgentEvent):
         self.error = error
 
 
-class AgentReady(AgentEvent):
-    """The agent answered `initialize` (`response` is the SDK's `InitializeResponse`)."""
-
-    def __init__(self, response: Any) -> None:
-        super().__init__()
-        self.response = response
-
-
 class AgentStopped(AgentEvent):
     """The agent could not start, or its process ended.
 
