@@ -148,3 +148,18 @@ async def test_a_cancel_at_the_usage_update_keeps_the_answer_in_the_history(agen
     assert (await _prompt(agent, sid, "hi")).stop_reason == "cancelled"
     history = agent.sessions[sid].conversation.messages
     assert [(m.role, m.text()) for m in history] == [("user", "hi"), ("assistant", "quick")]
+
+
+@pytest.mark.parametrize("agent", [[{"blocks": [_write("a.tf")]}, {"blocks": [{"type": "text", "text": "not written"}]}]], indirect=True)
+async def test_a_client_that_fails_the_permission_request_gets_a_rejection_not_an_internal_error(agent):
+    sid = await _new(agent)
+
+    async def broken(**_: Any) -> Any:
+        raise RequestError.method_not_found("session/request_permission")
+
+    agent._conn.request_permission = broken
+    result = await _prompt(agent, sid, "write it")
+    assert result.stop_reason == "end_turn"
+    final = [u for u in agent._conn.updates[sid] if isinstance(u, ToolCallProgress) and u.status]
+    assert final[-1].status == "failed" and final[-1].raw_output == {"error": "Permission denied."}
+    assert not (Path(agent.cwd) / "a.tf").exists()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from acp import RequestError
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from pydantic import ValidationError
 
 from iac_code.acp.updates import content_items, location_items
 from iac_code.agent.permissions import Answer, PermissionRequest
@@ -38,7 +40,15 @@ class AcpPrompter:
             content=content_items(request.content) or None,
             locations=location_items(request.locations) or None,
         )
-        response = await self._conn.request_permission(session_id=self._session_id, tool_call=tool_call, options=OPTIONS)
+        try:
+            response = await self._conn.request_permission(
+                session_id=self._session_id, tool_call=tool_call, options=OPTIONS
+            )
+        except (RequestError, ValidationError) as exc:
+            # The client answered, but with an error or a malformed result: nobody approved the
+            # call, so it does not run. Raised on, the client's error would become the prompt's.
+            log.warning("permission request failed (%s); treating it as reject_once", exc)
+            return "reject_once"
         outcome = response.outcome
         if not isinstance(outcome, AllowedOutcome):
             return "cancelled"
