@@ -69,6 +69,20 @@ def test_reads_outside_cwd_or_of_secrets_ask(layout, ctx, tool, raw):
     assert decide(tool, raw, ctx) == "ask"
 
 
+@pytest.mark.parametrize(
+    "path",
+    [".kube/config", ".ssh/id_ed25519", ".aws/credentials", ".terraform.d/credentials.tfrc.json", "gcloud/application_default_credentials.json"],
+)
+def test_reads_of_credentials_inside_cwd_ask(layout, ctx, path):
+    """A session whose cwd is the home directory must not read cluster or cloud credentials unasked."""
+    assert decide(ReadFileTool(), {"path": path}, ctx) == "ask"
+
+
+@pytest.mark.parametrize("path", [".ssh/config", ".aws/config", "modules/config"])
+def test_plain_configuration_inside_cwd_is_read_without_asking(layout, ctx, path):
+    assert decide(ReadFileTool(), {"path": path}, ctx) == "allow"
+
+
 def test_reads_of_the_config_dir_ask(layout, ctx):
     ctx.config_dir.mkdir()
     assert decide(ReadFileTool(), {"path": str(ctx.config_dir / "config.json")}, ctx) == "ask"

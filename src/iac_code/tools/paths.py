@@ -11,7 +11,20 @@ import os
 from pathlib import Path
 
 SENSITIVE_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker"})
-SENSITIVE_FILE_NAMES = frozenset({"credentials", ".netrc", ".pgpass", ".git-credentials", "id_rsa", "id_ed25519"})
+SENSITIVE_FILE_NAMES = frozenset(
+    {
+        "credentials",
+        ".netrc",
+        ".pgpass",
+        ".git-credentials",
+        "id_rsa",
+        "id_ed25519",
+        "credentials.tfrc.json",  # Terraform CLI / HCP Terraform API tokens
+        "application_default_credentials.json",  # gcloud
+    }
+)
+PLAIN_CONFIG_DIRS = frozenset({".ssh", ".aws", ".azure"})
+"""Sensitive directories whose `config` file holds settings, not secrets (unlike `.kube/config`)."""
 
 
 def resolve(cwd: Path, path: str | os.PathLike[str]) -> Path:
@@ -32,7 +45,8 @@ def is_sensitive(path: Path, config_dir: Path) -> bool:
     real_config = Path(os.path.realpath(config_dir))
     if is_inside(path, real_config):
         return True
-    if any(part in SENSITIVE_DIR_NAMES for part in path.parts[:-1]) and path.name != "config":
+    plain_config = path.name == "config" and path.parent.name in PLAIN_CONFIG_DIRS
+    if any(part in SENSITIVE_DIR_NAMES for part in path.parts[:-1]) and not plain_config:
         return True
     if path.parts and path.name in SENSITIVE_DIR_NAMES:
         return True
