@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Event = tuple[str, dict[str, Any]]
-"""One server-sent event: its `event:` name and its `data:` JSON object."""
+Event = tuple[str, dict[str, Any] | bytes]
+"""One server-sent event: its `event:` name and its `data:` JSON object (bytes: sent as they are)."""
 
 BlockEvents = Callable[[int], list[Event]]
 """A content block's events, given the block's index in the message."""
@@ -269,7 +269,8 @@ class FakeAnthropic:
                         self.wfile.flush()
                         fake._released.wait()
                         return
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+                    self.wfile.write(b"event: " + name.encode() + b"\ndata: " + raw + b"\n\n")
                     self.wfile.flush()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -123,6 +123,17 @@ async def test_a_stream_cut_before_its_stop_reason_is_incomplete(fake, provider)
     assert not any(isinstance(e, MessageDone) for e in seen)
 
 
+async def test_an_unreadable_event_is_a_server_error(fake, provider):
+    """Malformed event data (e.g. from a gateway at ANTHROPIC_BASE_URL) is reported like any
+    provider failure, not raised as a bare JSONDecodeError that the loop takes for a crash."""
+    fake.add([*cut_after_deltas(message(text(ANSWER)), 1), ("content_block_delta", b"{not json")])
+    with pytest.raises(ProviderError) as err:
+        await collect(provider, request(user_text("hi")))
+    assert err.value.kind == "server"
+    assert "could not be read" in err.value.message
+    assert len(fake.requests) == 1
+
+
 async def test_a_stalled_stream_is_abandoned(fake, tmp_path):
     settings = Settings(anthropic_api_key=API_KEY, anthropic_base_url=fake.url, stream_idle_timeout=0.2)
     provider = AnthropicProvider(settings)

@@ -22,6 +22,7 @@ Failures become `ProviderError`s (see `classify`):
   and thinking the client already received are not sent again, and tool uses already announced
   keep their ids;
 - a stream with no event for `settings.stream_idle_timeout` seconds is aborted as `stalled`;
+- event data that cannot be parsed is a `server` error (not retried);
 - a stream that ends without a stop reason is `incomplete`, never a silent success.
 
 Stop reasons pass through, except `model_context_window_exceeded`, which is reported as
@@ -225,6 +226,8 @@ class AnthropicProvider:
             raise ProviderError("stalled", _stalled_message(self._settings.stream_idle_timeout)) from None
         except (httpx2.TransportError, anthropic.APIConnectionError) as exc:
             raise _Interrupted(ProviderError("network", f"the stream broke off: {exc}"), MIDSTREAM_RETRY_DELAY) from None
+        except ValueError as exc:  # event data that is not JSON (or not an event), e.g. from a gateway
+            raise ProviderError("server", f"the stream could not be read: {exc}") from None
         finally:
             await stream.close()
         message, stop_reason, usage = builder.finish(shown.tool_use_ids)
