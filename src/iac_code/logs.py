@@ -24,6 +24,13 @@ class _RedactingFilter(logging.Filter):
         redacted = self._redact(message)
         if redacted != message:
             record.msg, record.args = redacted, None
+        if record.exc_info and not record.exc_text:
+            # formatted here once; the handlers' Formatter reuses `exc_text` instead of the exception
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self._redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self._redact(record.stack_info)
         return True
 
 
