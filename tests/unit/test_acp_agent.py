@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -52,7 +53,11 @@ class FakeConn:
 
 
 @pytest.fixture
-async def agent(tmp_path: Path, request: pytest.FixtureRequest):
+async def agent(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    for name in list(os.environ):
+        if name.startswith(("IAC_CODE_", "ANTHROPIC_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("IAC_CODE_CONFIG_DIR", str(tmp_path / "cfg"))  # config.json is read from there
     turns = getattr(request, "param", [SLOW, QUICK])
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"turns": turns}))
