@@ -9,10 +9,9 @@ Layout under `<config dir>/sessions/`::
 
 A history is the messages after the last `reset` record. Each record is written with a single
 `write` on a file opened for appending, so a killed server loses at most the message in flight
-and concurrent sessions never interleave; a torn last line is skipped on load (and the next
-append starts a line of its own). Listing reads
-only the metadata files. Known secret values are replaced by `[REDACTED]` before anything is
-written.
+and concurrent sessions never interleave; a torn last line is skipped on load, and the next
+append starts a line of its own. Listing reads only the metadata files. Known secret values are
+replaced by `[REDACTED]` before anything is written.
 """
 
 from __future__ import annotations
