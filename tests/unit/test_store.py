@@ -105,3 +105,13 @@ def test_a_torn_last_line_does_not_swallow_the_next_record(tmp_path):
     assert [m.text() for m in store.load("s1")[1]] == ["one", "two"]
     store.fork("s1", SessionMeta(session_id="s2", cwd="/p")).append(user_text("three"))
     assert [m.text() for m in store.load("s2")[1]] == ["one", "two", "three"]
+
+
+def test_listing_copes_with_times_without_a_timezone(tmp_path):
+    store = SessionStore(tmp_path)
+    store.create(SessionMeta(session_id="aware", cwd="/p"))
+    (tmp_path / "naive.json").write_text('{"session_id": "naive", "cwd": "/p", "updated_at": "2020-01-01T00:00:00"}')
+    assert [m.session_id for m in store.list("/p").sessions] == ["aware", "naive"]
+    naive_cursor = store_module.base64.urlsafe_b64encode(b'["2030-01-01T00:00:00", "x"]').decode()
+    with pytest.raises(InvalidCursor):
+        store.list("/p", cursor=naive_cursor)

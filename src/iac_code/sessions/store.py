@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
 
 from iac_code.agent.conversation import Message, repair
 from iac_code.redact import Redactor
@@ -57,6 +57,12 @@ class SessionMeta(BaseModel):
     model: str | None = None
     mode: str | None = None
     thought_level: str | None = None
+
+    @field_validator("created_at", "updated_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        """A time without a timezone (a hand-written file) is taken as UTC, so all times compare."""
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 class _MessageRecord(BaseModel):
@@ -281,6 +287,9 @@ class InvalidCursor(ValueError):
 def _decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
         updated, session_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return datetime.fromisoformat(updated), str(session_id)
+        after = datetime.fromisoformat(updated)
     except (ValueError, TypeError) as exc:
         raise InvalidCursor(cursor) from exc
+    if after.tzinfo is None:  # not one of ours, and not comparable with the sessions' times
+        raise InvalidCursor(cursor)
+    return after, str(session_id)
