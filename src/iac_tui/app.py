@@ -214,7 +214,7 @@ class IacTui(App[None]):
             else:
                 await self.sessions.open_first()
         except Exception as exc:  # the agent refused or went away; say so and keep running
-            await self.conversation.note(f"Could not open a session: {error_text(exc)}", "error")
+            self.post_message(m.Notice(f"Could not open a session: {error_text(exc)}", "error"))
         self._restoring = False
 
     @property
@@ -242,6 +242,12 @@ class IacTui(App[None]):
     def can_load(self) -> bool:
         """The agent supports `session/load`."""
         return bool(getattr(self.capabilities, "load_session", False))
+
+    async def on_session_entered(self, message: m.SessionEntered) -> None:
+        await self.conversation.clear()
+
+    async def on_notice(self, message: m.Notice) -> None:
+        await self.conversation.note(message.text, message.variant)
 
     async def on_session_opened(self, message: m.SessionOpened) -> None:
         if message.session_id != self.state.session_id:
@@ -568,7 +574,7 @@ class IacTui(App[None]):
             elif choice.session_id != self.state.session_id:
                 await self.sessions.load(choice.session_id)
         except (ConnectionError, acp.RequestError) as exc:
-            await self.conversation.note(f"Could not open the session: {error_text(exc)}", "error")
+            self.post_message(m.Notice(f"Could not open the session: {error_text(exc)}", "error"))
 
     # ----- @path completion -----
 

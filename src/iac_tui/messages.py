@@ -162,6 +162,14 @@ class AgentStopped(AgentEvent):
         self.log_path = log_path
 
 
+class SessionEntered(AgentEvent):
+    """The app now shows `session_id`: clear the conversation (posted before that session's replay)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
 class SessionOpened(AgentEvent):
     """A session was created, loaded, forked or resumed (`how`), after any replay; `note` to show."""
 
@@ -170,3 +178,14 @@ class SessionOpened(AgentEvent):
         self.session_id = session_id
         self.how = how
         self.note = note
+
+
+class Notice(AgentEvent):
+    """A note for the conversation from one of the app's own requests (a failure, a flag it could
+    not apply). Workers post it rather than mounting the note themselves, so that it shows after
+    the updates that arrived before it (a session's replay, say)."""
+
+    def __init__(self, text: str, variant: str = "info") -> None:
+        super().__init__()
+        self.text = text
+        self.variant = variant

@@ -1,8 +1,10 @@
 """Opening and switching the agent's sessions for the app: new, load (with replay), fork, resume.
 
-`SessionManager` holds no widgets; it asks the agent, keeps `app.state` and the client's
-session filter in step, clears the conversation when another session is shown, and posts
-`SessionOpened` once a session is ready (after any replay, since messages keep their order).
+`SessionManager` holds no widgets; it asks the agent and keeps `app.state` and the client's
+session filter in step. It runs in workers, beside the app's message handlers, so it changes
+the conversation only through messages, which the app handles in order with the agent's
+updates: `SessionEntered` (clear it) before a session's replay, `SessionOpened` once the
+session is ready, `Notice` for what it could not do.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class SessionManager:
     async def enter(self, session_id: str) -> None:
         """Show `session_id` from now on: an empty conversation and fresh state."""
         await self.close_current()
-        await self.app.conversation.clear()
+        self.app.post_message(m.SessionEntered(session_id))
         self.app.state.reset(session_id)
         if self.app.client is not None:
             self.app.client.session_id = session_id
@@ -140,12 +142,12 @@ class SessionManager:
                 continue
             setting = self.app.state.setting(category)
             if setting is None:
-                await self.app.conversation.note(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning")
+                self.app.post_message(m.Notice(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning"))
                 continue
             choice = next((c for c in setting.choices if value in (c.value, c.name) or value.lower() == c.name.lower()), None)
             if choice is None:
                 names = ", ".join(c.value for c in setting.choices)
-                await self.app.conversation.note(f"Unknown {category} {value!r}; one of: {names}.", "warning")
+                self.app.post_message(m.Notice(f"Unknown {category} {value!r}; one of: {names}.", "warning"))
                 continue
             await self.change_setting(setting, choice.value)
         self.app.initial_model = self.app.initial_mode = None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from harness import spawn_agent
 from iac_tui.screens.sessions import SessionPicker
 from iac_tui.screens.settings import SettingPicker
 from iac_tui.widgets.message import AgentMessage, UserMessage
+from iac_tui.widgets.note import Note
 from iac_tui.widgets.tool_call import ToolCallPanel
 from tui_support import ready, send, turn_done, wait_until
 
@@ -164,3 +166,20 @@ async def test_replayed_attachment_shows_as_attachment(ws):
         user = app.query_one(UserMessage)
         assert user.text == "look at @main.tf"
         assert "main.tf" in str(user.query_one(".attachments").render())
+
+
+async def test_a_note_about_the_flags_comes_after_the_replay(ws):
+    turns = [{"blocks": [{"type": "text", "text": f"Answer {i}: " + "word " * 100}]} for i in range(20)]
+    async with spawn_agent(ws.project, script=turns, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
+        session_id = await agent.new_session()
+        for i in range(20):
+            await agent.prompt(session_id, f"question {i}")
+    app = ws.app([], resume=session_id, mode="yolo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        warning = await wait_until(
+            pilot, lambda: next((n for n in app.query(Note) if "Unknown mode" in n.text), None), what="the warning"
+        )
+        await wait_until(pilot, lambda: len(conversation_texts(app)) == 40, what="the replay")
+        blocks = app.conversation.blocks
+        assert blocks.index(warning) > blocks.index(app.query(AgentMessage).last())
