@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -181,12 +181,17 @@ class TuiClient:
         return ReadTextFileResponse(content=text)
 
     async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
-        """Write a text file of the project atomically (parent directories are created)."""
+        """Write a text file of the project atomically (parent directories are created).
+
+        An existing file keeps its mode; a new one gets the usual `0o666 & ~umask`.
+        """
         real = self.confine(path)
 
         def write() -> None:
             real.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+            tmp = real.parent / f".{real.name}.{secrets.token_hex(6)}.tmp"
+            # not mkstemp: its file is 0o600, which a new file would keep
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     handle.write(content)

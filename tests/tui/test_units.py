@@ -233,3 +233,17 @@ def test_attachment_names_of_replayed_resource_blocks():
     assert attachment_name(embedded) == "a b.tf"
     assert attachment_name(acp.resource_link_block("vars.tf", "file:///p/vars.tf")) == "vars.tf"
     assert attachment_name(acp.text_block("plain")) is None
+
+
+async def test_client_writes_new_files_with_the_usual_mode_and_keeps_an_existing_mode(tmp_path):
+    client, _ = make_client(tmp_path)
+    umask = os.umask(0)
+    os.umask(umask)
+    await client.write_text_file("s", str(tmp_path / "new.tf"), "x\n")
+    assert (tmp_path / "new.tf").stat().st_mode & 0o777 == 0o666 & ~umask  # as `open(path, "w")` makes it
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o750)
+    await client.write_text_file("s", str(script), "#!/bin/sh\necho hi\n")
+    assert script.stat().st_mode & 0o777 == 0o750
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
