@@ -85,6 +85,11 @@ async def test_decision_follows_the_option_kind_not_its_position(tmp_path):
     async with spawn_agent(tmp_path / "proj", script=script, client=client) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "write")
+        # the client was asked, and its answer was read as a rejection (not as, say, the first option)
+        assert len(agent.client.permissions) == 1
+        (call_id,) = agent.tool_calls(sid)
+        last = agent.tool_calls(sid)[call_id][-1]
+        assert last.status == "failed" and last.raw_output == {"error": "Permission denied."}
     assert not (tmp_path / "proj" / "main.tf").exists()
 
 
