@@ -87,7 +87,6 @@ class _TurnState:
     unanswered: list[ToolUseBlock] = field(default_factory=list)
     answered: dict[str, ToolResultBlock] = field(default_factory=dict)
 
-
     def flush_text(self) -> None:
         """Move the text streamed since the last block boundary into `partial`."""
         if self.partial_text:
@@ -217,7 +216,8 @@ class AgentLoop:
         return done
 
     async def _drop_cut_tool_uses(self, message: Message) -> Message:
-        """A `tool_use` cut off by `max_tokens` is not run: fail its call, drop it from history."""
+        """A response cut off by `max_tokens` runs none of its tool uses (the last one is incomplete):
+        fail their calls and drop them from the message kept in history."""
         for use in message.tool_uses():
             await self._end_call(use.id, "failed", "Not run: the response hit the output token limit (max_tokens).")
         return Message(role="assistant", content=[b for b in message.content if not isinstance(b, ToolUseBlock)])

@@ -105,7 +105,7 @@ class Session:
     def fork(cls, source: SessionMeta, cwd: str, settings: Settings, store: SessionStore) -> Session:
         """Branch the stored session `source` into a new one with a copy of its history, persisted at once.
 
-        Raises `SessionNotFound` when `source` has no history on disk.
+        Raises `SessionNotFound` when `source` is not on disk (no metadata file).
         """
         meta = SessionMeta(
             session_id=new_session_id(),
