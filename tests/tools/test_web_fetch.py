@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -9,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from iac_code.tools import web_fetch
-from iac_code.tools.web_fetch import MAX_REDIRECTS, FetchRefused, WebFetchTool, check_url
+from iac_code.tools.web_fetch import MAX_REDIRECTS, FetchRefused, WebFetchTool, check_peer, check_url
 
 tool = WebFetchTool()
 
@@ -117,10 +118,43 @@ async def test_every_redirect_target_is_checked(server, ctx, call, monkeypatch):
         checked.append(url)
         await check_url(url, url.startswith(server))
 
+    def peer_of_the_test_server(response, allow_private: bool) -> None:
+        check_peer(response, str(response.url).startswith(server))
+
     monkeypatch.setattr(web_fetch, "check_url", only_the_test_server)
+    monkeypatch.setattr(web_fetch, "check_peer", peer_of_the_test_server)
     result = await call(tool, url=f"{server}/to-metadata")
     assert result.is_error and "169.254.169.254" in result.output
     assert checked == [f"{server}/to-metadata", "http://169.254.169.254/latest/meta-data/"]
+
+
+@pytest.fixture
+def rebinding_dns(monkeypatch):
+    """`rebind.test` answers a public address to the first lookup and 127.0.0.1 to later ones."""
+    lookups: list[str] = []
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kw):
+        if host not in ("rebind.test", b"rebind.test"):
+            return real(host, port, *args, **kw)
+        lookups.append(host)
+        address = "93.184.216.34" if len(lookups) == 1 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    return lookups
+
+
+async def test_a_host_that_rebinds_to_a_private_address_after_the_check_is_refused(server, rebinding_dns, call):
+    """The address checked and the address connected to come from separate lookups; the peer of the
+    connection is checked too, so a DNS answer that changes in between gets nothing back."""
+    port = server.rsplit(":", 1)[1]
+    result = await call(tool, url=f"http://rebind.test:{port}/text")
+    assert len(rebinding_dns) == 2  # the check, then the connection
+    assert result.is_error and "127.0.0.1" in result.output and "IAC_CODE_ALLOW_PRIVATE_FETCH" in result.output
+    assert "required_version" not in result.output
 
 
 async def test_private_addresses_are_refused_without_the_flag(server, call):
@@ -171,3 +205,16 @@ def test_title_kind_and_no_paths(ctx):
     assert tool.title(None) == "Fetch"
     assert tool.kind == "fetch" and tool.category == "read"
     assert tool.paths(params, ctx) == []
+
+
+def test_through_a_proxy_the_peer_is_the_proxy_and_is_not_checked(monkeypatch):
+    import httpx
+
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert not web_fetch._proxied(httpx.URL("https://registry.terraform.io/"))
+    monkeypatch.setenv("HTTPS_PROXY", "http://10.0.0.1:3128")
+    monkeypatch.setenv("NO_PROXY", ".internal")
+    assert web_fetch._proxied(httpx.URL("https://registry.terraform.io/"))
+    assert not web_fetch._proxied(httpx.URL("http://registry.terraform.io/"))
+    assert not web_fetch._proxied(httpx.URL("https://docs.internal/"))

@@ -4,8 +4,10 @@ Limits: 5 redirects (each target checked like the first URL), 5 MB of body, 20 s
 (10 s to connect), 60 s in all; the text returned is cut at `max_length` characters (default
 50,000). Host names are resolved and every address is checked: loopback, private, link-local
 and other non-global addresses are refused unless `allow_private_fetch` is set
-(`IAC_CODE_ALLOW_PRIVATE_FETCH=1`). The check happens before each request, so a host that
-changes its DNS answer between the check and the connection is not caught.
+(`IAC_CODE_ALLOW_PRIVATE_FETCH=1`). httpx looks the host up again to connect, so the address of
+the connection is checked too (`check_peer`), before anything of the response is used: a host
+whose DNS answer changes in between (DNS rebinding) gets its request, but nothing comes back.
+Through a proxy from the environment the connection's address is the proxy's and is not checked.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import urllib.request
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -90,6 +93,7 @@ async def _fetch(client: httpx.AsyncClient, params: WebFetchInput, allow_private
     for _ in range(MAX_REDIRECTS + 1):
         await check_url(url, allow_private)
         async with client.stream("GET", url) as response:
+            check_peer(response, allow_private)
             if response.is_redirect and "location" in response.headers:
                 url = str(response.url.join(response.headers["location"]))
                 continue
@@ -117,14 +121,50 @@ async def check_url(url: str, allow_private: bool) -> None:
     except OSError as exc:
         raise FetchRefused(f"Cannot resolve {host}: {exc.strerror or exc}.") from None
     for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
-        if not address.is_global or address.is_multicast:
+        address = _address(info[4][0])
+        if _refused(address):
             raise FetchRefused(
                 f"Refused to fetch {url}: {host} resolves to {address}, a local, private or reserved "
                 "address. (Set IAC_CODE_ALLOW_PRIVATE_FETCH=1 to allow such addresses.)"
             )
+
+
+def check_peer(response: httpx.Response, allow_private: bool) -> None:
+    """Raise `FetchRefused` if `response` came over a direct connection to an address that
+    `check_url` refuses (see the module docstring)."""
+    if allow_private or _proxied(response.url):
+        return
+    stream = response.extensions.get("network_stream")
+    peer = stream.get_extra_info("server_addr") if stream is not None else None
+    if not peer:
+        return
+    address = _address(peer[0])
+    if _refused(address):
+        raise FetchRefused(
+            f"Refused to fetch {response.url}: the connection went to {address}, a local, private or "
+            "reserved address, although the host's address was checked just before (its DNS answer "
+            "changed). (Set IAC_CODE_ALLOW_PRIVATE_FETCH=1 to allow such addresses.)"
+        )
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The IP address in `text` (an IPv6 zone is dropped; an IPv4-mapped IPv6 address is IPv4)."""
+    address = ipaddress.ip_address(text.split("%")[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether `address` is loopback, private, link-local, multicast or otherwise not global."""
+    return not address.is_global or address.is_multicast
+
+
+def _proxied(url: httpx.URL) -> bool:
+    """Whether httpx sends a request for `url` through a proxy from the environment
+    (`HTTP(S)_PROXY`/`ALL_PROXY`, less `NO_PROXY`), as `httpx` reads it with `urllib`."""
+    proxies = urllib.request.getproxies()
+    return bool(proxies.get(url.scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(url.host)
 
 
 async def _read_body(response: httpx.Response) -> tuple[bytes, bool]:
