@@ -4,7 +4,9 @@
 50 MiB line limit, the user's environment passed explicitly), drains its stderr into a
 `StderrLog` for as long as it runs, sends `initialize`, hands over to the app, and returns
 when the process ends, saying why. It never raises for a failed start: a missing program, an
-agent that dies or never answers `initialize` all come back as an `AgentExit`.
+agent that dies or never answers `initialize` all come back as an `AgentExit`. An agent that
+closes its stdout but keeps running is stopped (the connection is gone), and so is one the app
+gives up on (`stop(reason)`).
 """
 
 from __future__ import annotations
@@ -67,11 +69,18 @@ class AgentConnection:
         self.conn: Any = None
         self.process: asyncio.subprocess.Process | None = None
         self.initialize_response: Any = None
+        self._stop_reason: str | None = None
 
     @property
     def alive(self) -> bool:
         """True while the process runs and the connection is up."""
         return self.conn is not None and self.process is not None and self.process.returncode is None
+
+    def stop(self, reason: str) -> None:
+        """Kill an agent that is of no use any more; `run` then returns with `reason`."""
+        if self.process is not None and self.process.returncode is None:
+            self._stop_reason = self._stop_reason or reason
+            self.process.kill()
 
     async def run(self, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
         """Run the agent until it exits; `on_ready(initialize_response)` runs once it answered."""
@@ -138,11 +147,30 @@ class AgentConnection:
                     return AgentExit(f"The agent {describe_returncode(process.returncode)} before it answered initialize.", process.returncode)
                 return AgentExit(f"The agent failed to initialize: {_describe(exc)}", process.returncode)
             await on_ready(self.initialize_response)
-            await exited
-            return AgentExit(f"The agent {describe_returncode(process.returncode)}.", process.returncode)
+            await self._until_gone(conn, exited)
+            reason = self._stop_reason or f"The agent {describe_returncode(process.returncode)}."
+            return AgentExit(reason, process.returncode)
         finally:
             if not exited.done():
                 exited.cancel()
+
+
+    async def _until_gone(self, conn: Any, exited: asyncio.Future[Any]) -> None:
+        """Wait for the process to exit; stop it if its stdout closes while it runs on.
+
+        Without its stdout the agent can answer nothing, yet a live process looks like a working
+        agent: every request would fail with no word of why. The end of stdout is the end of the
+        SDK's receive task (`ClientSideConnection._conn._recv_task`, acp 0.12 internals; without
+        it, only the exit is awaited).
+        """
+        receiver = getattr(getattr(conn, "_conn", None), "_recv_task", None)
+        if isinstance(receiver, asyncio.Task):
+            await asyncio.wait({exited, receiver}, return_when=asyncio.FIRST_COMPLETED)
+            if not exited.done():  # an exiting agent closes stdout just before it ends: allow for that
+                await asyncio.wait({exited}, timeout=STDERR_GRACE)
+            if not exited.done():
+                self.stop("The agent closed its output (stdout) but kept running; it was stopped.")
+        await exited
 
 
 def _describe(exc: BaseException) -> str:

@@ -109,3 +109,40 @@ def test_parse_agent_command():
         except ValueError:
             continue
         raise AssertionError(f"{bad!r} accepted")
+
+
+def raw_agent(on_prompt: str = "", answer_new_session: bool = True) -> AgentCommand:
+    """A bare-bones agent speaking JSON-RPC by hand: it answers initialize (and session/new), then
+    runs `on_prompt` when a prompt comes."""
+    code = (
+        "import json, os, sys, time\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    method = msg.get('method')\n"
+        "    if method == 'initialize':\n"
+        "        result = {'protocolVersion': 1, 'agentCapabilities': {}}\n"
+        f"    elif method == 'session/new' and {answer_new_session!r}:\n"
+        "        result = {'sessionId': 'raw-1'}\n"
+        "    elif method == 'session/prompt':\n"
+        f"        {on_prompt or 'continue'}\n"
+        "        continue\n"
+        "    else:\n"
+        "        continue\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
+    )
+    return python_agent(code)
+
+
+async def test_agent_that_closes_its_output_but_lives_on_is_reported(ws):
+    agent = raw_agent(on_prompt="sys.stderr.write('closing stdout\\n'); sys.stderr.flush(); os.close(1); time.sleep(60)")
+    app = ws.app([], agent=agent)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.state.session_id == "raw-1", what="a session")
+        app.prompt.load_text("hello")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.query(AgentError), timeout=10, what="the error")
+        assert "closed its output" in app.query_one(AgentError).reason
+        assert "closing stdout" in error_text(app)
+        assert not app.busy and app.check_action("restart_agent", ()) is True
+        assert app.connection.process.returncode is not None  # stopped, not left running
+
