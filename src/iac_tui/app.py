@@ -53,6 +53,7 @@ STOP_REASONS = {
     "refusal": ("Stopped: the model refused to go on (refusal).", "warning"),
 }
 FILE_INDEX_TTL = 10.0
+SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
 
 class IacTui(App[None]):
@@ -209,10 +210,14 @@ class IacTui(App[None]):
         self.agent_info = response
         self.agent_state = "ready"
         try:
-            if self._restoring and self.state.session_id:
-                await self.sessions.reattach(self.state.session_id)
-            else:
-                await self.sessions.open_first()
+            async with asyncio.timeout(SESSION_TIMEOUT):
+                if self._restoring and self.state.session_id:
+                    await self.sessions.reattach(self.state.session_id)
+                else:
+                    await self.sessions.open_first()
+        except TimeoutError:  # alive but mute: without a session the app is stuck, so stop it (ctrl+r restarts)
+            if self.connection is not None:
+                self.connection.stop(f"The agent did not open a session within {SESSION_TIMEOUT:.0f} s.")
         except Exception as exc:  # the agent refused or went away; say so and keep running
             self.post_message(m.Notice(f"Could not open a session: {error_text(exc)}", "error"))
         self._restoring = False

@@ -146,3 +146,13 @@ async def test_agent_that_closes_its_output_but_lives_on_is_reported(ws):
         assert not app.busy and app.check_action("restart_agent", ()) is True
         assert app.connection.process.returncode is not None  # stopped, not left running
 
+
+async def test_agent_that_never_opens_a_session_does_not_hang(ws, monkeypatch):
+    import iac_tui.app
+
+    monkeypatch.setattr(iac_tui.app, "SESSION_TIMEOUT", 1.0)
+    app = ws.app([], agent=raw_agent(answer_new_session=False))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.query(AgentError), timeout=10, what="the error")
+        assert "did not open a session" in app.query_one(AgentError).reason
+        assert app.check_action("restart_agent", ()) is True
