@@ -365,7 +365,10 @@ class IacTui(App[None]):
     @work(group="turn", exit_on_error=False)
     async def _run_turn(self, session_id: str, blocks: list[Any]) -> None:
         try:
-            response = await self.conn.prompt(session_id=session_id, prompt=blocks)
+            conn = self.conn
+            if conn is None:  # the agent stopped while the prompt was being built
+                raise ConnectionError("the agent is not running")
+            response = await conn.prompt(session_id=session_id, prompt=blocks)
         except acp.RequestError as exc:
             self.post_message(m.TurnEnded(session_id, None, error=error_text(exc)))
         except ConnectionError:
