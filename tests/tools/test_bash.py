@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import tracemalloc
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from iac_code.agent.events import TextContent
+from iac_code.tools import bash
 from iac_code.tools.bash import HEAD_BYTES, TAIL_BYTES, BashTool, clean_terminal_output
 
 tool = BashTool()
@@ -140,6 +142,23 @@ async def test_cancel_kills_the_process_group_and_propagates(project, ctx):
     with pytest.raises(asyncio.CancelledError):
         await task
     await wait_until_dead(pid)
+
+
+async def test_cancel_after_the_shell_exited_still_kills_what_it_left_running(project, ctx, monkeypatch):
+    """Cancelled while it waits for a background process's output (after the shell exited)."""
+    monkeypatch.setattr(bash, "EXIT_GRACE", 60.0)
+    params = tool.parse({"command": "sleep 100000 & echo $! > bg.pid; echo $$ > sh.pid"})
+    task = asyncio.create_task(tool.run(params, ctx))
+    pid = await read_pid(project / "bg.pid")
+    await wait_until_dead(await read_pid(project / "sh.pid"))
+    try:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await wait_until_dead(pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 async def test_a_live_tail_is_reported_while_it_runs(ctx):

@@ -7,8 +7,9 @@ the first 10,000 and the last 20,000 bytes, whatever the command prints; invalid
 and terminal escape sequences are removed. A live tail is reported twice a second while it runs.
 
 On timeout or cancel the whole process group is stopped (SIGTERM, then SIGKILL half a second
-later). A command that leaves a background process holding the output pipe still returns: reading
-stops half a second after the shell exits.
+later), also when the cancel comes after the shell exited. A command that leaves a background
+process holding the output pipe still returns: reading stops half a second after the shell exits,
+and the background process is left running.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class BashTool(Tool):
         output = Capture()
         transport: asyncio.ReadTransport | None = None
         pump: asyncio.Task[None] | None = None
-        timed_out = lingering = False
+        timed_out = lingering = finished = False
         try:
             reader = asyncio.StreamReader()
             transport, _ = await asyncio.get_running_loop().connect_read_pipe(
@@ -121,8 +122,9 @@ class BashTool(Tool):
                 await _stop_group(proc)
             done, _ = await asyncio.wait({pump}, timeout=EXIT_GRACE)
             lingering = not done
+            finished = True
         finally:
-            if proc.returncode is None:  # cancelled
+            if not finished:  # cancelled, maybe after the shell exited: stop what it left running too
                 await _stop_group(proc)
             if pump is not None:
                 pump.cancel()
