@@ -38,8 +38,8 @@ async def test_prompt_while_busy_is_kept_not_sent(ws):
         await ready(pilot)
         await send(pilot, "long story")
         app.prompt.load_text("impatient")
-        await pilot.press("enter")
-        await pilot.pause(0.1)
+        await pilot.press("enter")  # the prompt box is emptied, then the app gives the text back
+        await wait_until(pilot, lambda: app.prompt.text == "impatient", what="the text to be given back")
         assert app.prompt.text == "impatient"
         assert len(app.query(UserMessage)) == 1
         await pilot.press("escape")

@@ -72,6 +72,7 @@ async def test_continue_without_sessions_starts_a_new_one(ws):
     app = ws.app([], continue_last=True)
     async with app.run_test(size=(100, 30)) as pilot:
         assert await ready(pilot)
+        await wait_until(pilot, lambda: app.query("Note"), what="the note")
         notes = [n.text for n in app.query("Note")]
         assert any("No earlier session" in n for n in notes)
 
