@@ -66,7 +66,6 @@ class RecordingClient:
     updates: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
     permissions: list[PermissionCall] = field(default_factory=list)
     on_permission: Callable[[PermissionCall], Any] | None = None
-    permission_event: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates[session_id].append(update)
@@ -74,7 +73,6 @@ class RecordingClient:
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         call = PermissionCall(session_id, tool_call, options)
         self.permissions.append(call)
-        self.permission_event.set()
         if self.on_permission is not None:
             result = self.on_permission(call)
             if asyncio.iscoroutine(result):
