@@ -1,9 +1,10 @@
 """Settings of the agent: where it keeps its files, which model it runs, and its limits.
 
-Values come, highest precedence first, from environment variables (`IAC_CODE_*`, plus the
-Anthropic SDK's own `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` and `ANTHROPIC_BASE_URL`), then from
-the JSON file `<config dir>/config.json`, then from the defaults below. The config dir is
-`~/.iac-code` unless `IAC_CODE_CONFIG_DIR` moves it.
+Values come, highest precedence first, from keyword arguments, from environment variables
+(`IAC_CODE_*`, plus the Anthropic SDK's own `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` and
+`ANTHROPIC_BASE_URL`), then from the JSON file `<config dir>/config.json`, then from the defaults
+below. The config dir is `~/.iac-code` unless `IAC_CODE_CONFIG_DIR` moves it; the config file is
+always read from there, even when `config_dir` is given as an argument.
 """
 
 from __future__ import annotations
