@@ -247,3 +247,28 @@ async def test_client_writes_new_files_with_the_usual_mode_and_keeps_an_existing
     await client.write_text_file("s", str(script), "#!/bin/sh\necho hi\n")
     assert script.stat().st_mode & 0o777 == 0o750
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+async def test_escape_sequences_from_the_agent_never_reach_the_terminal():
+    """Agent stderr and tool output may hold ANSI sequences; Textual would pass ESC through raw."""
+    from textual.app import App
+    from textual.widgets import Static
+
+    from iac_tui.widgets.agent_error import AgentError
+    from iac_tui.widgets.tool_output import ToolOutput
+
+    noisy = "\x1b[2J\x1b[H\x1b[31mError:\x1b[0m no such profile"
+
+    class Host(App):
+        def compose(self):
+            yield AgentError("The agent exited with status 1.", [noisy], None)
+            yield ToolOutput(noisy, preview_lines=5)
+            yield ToolOutput(noisy, preview_lines=5, terminal=True)
+
+    app = Host()
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        for widget in app.query(".agent-error-stderr, .output-text").results(Static):
+            shown = "".join(strip.text for strip in widget.render_lines(widget.region.reset_offset))
+            assert "Error: no such profile" in shown
+            assert "\x1b" not in shown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
@@ -22,7 +23,8 @@ class AgentError(VerticalGroup):
     def compose(self) -> ComposeResult:
         yield Static(Content.from_markup("[b]⚠ Agent stopped[/b]  $reason", reason=self.reason), classes="agent-error-title")
         if self.stderr_tail:
-            yield Static(Content("\n".join(self.stderr_tail)), classes="agent-error-stderr", markup=False)
+            # decoded, not shown raw: ANSI sequences in it would reach the terminal and garble the screen
+            yield Static(Text.from_ansi("\n".join(self.stderr_tail), no_wrap=False), classes="agent-error-stderr", markup=False)
         else:
             yield Static(Content("(the agent wrote nothing to stderr)"), classes="agent-error-stderr -empty", markup=False)
         hint = "Press [b]ctrl+r[/b] to restart the agent."

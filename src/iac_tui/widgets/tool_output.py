@@ -16,7 +16,8 @@ MAX_SHOWN_LINES = 2000
 class ToolOutput(VerticalGroup):
     """Output text; shows `preview_lines` lines (the last ones if `tail`) until expanded.
 
-    `terminal` renders ANSI colours on a terminal-like background (command output).
+    `terminal` renders ANSI colours on a terminal-like background (command output); other output
+    that holds escape sequences is decoded the same way, so none reaches the terminal raw.
     """
 
     expanded: var[bool] = var(False, toggle_class="-expanded")
@@ -90,7 +91,7 @@ class ToolOutput(VerticalGroup):
                 note = f"▸ {_lines(hidden, 'more ')} (enter or click to show)"
         body = "\n".join(shown)
         text_widget.display = bool(shown)
-        if self.terminal:
+        if self.terminal or "\x1b" in body:  # Textual would send escape sequences to the terminal raw
             text_widget.update(Text.from_ansi(body, no_wrap=False))
         else:
             text_widget.update(Content(body))
