@@ -144,6 +144,21 @@ async def test_latin1_is_decoded_with_replacement_and_a_note(project, call):
     assert "not valid UTF-8" in result.output
 
 
+@pytest.mark.parametrize("line", ["Größe", "é", "ÄÖÜ äöü ß", "Ñandú"])
+async def test_a_short_latin1_file_is_text_not_binary(project, call, line):
+    """Mostly non-ASCII, so mostly undecodable as UTF-8, but it reads as Latin-1: text, with a note."""
+    (project / "short.txt").write_bytes(f"{line}\n".encode("latin-1"))
+    result = await call(tool, path="short.txt")
+    assert not result.is_error, result.output
+    assert "not valid UTF-8" in result.output
+
+
+async def test_random_bytes_without_nul_are_still_binary(project, call):
+    (project / "noise.bin").write_bytes(os.urandom(4096).replace(b"\0", b"\1"))
+    result = await call(tool, path="noise.bin")
+    assert result.is_error and "binary data" in result.output
+
+
 async def test_crlf_and_bom_are_not_shown(project, call):
     (project / "win.tf").write_bytes(b"\xef\xbb\xbfa = 1\r\nb = 2\r\n")
     result = await call(tool, path="win.tf")

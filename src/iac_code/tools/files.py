@@ -81,8 +81,10 @@ def shown(path: Path, cwd: Path) -> str:
 def sniff_binary(head: bytes) -> str | None:
     """What kind of binary file starts with `head` ("PNG image", "binary data"), or None for text.
 
-    Known magic numbers are recognised first; then a NUL byte, or more than 30% of
-    characters that are neither decodable UTF-8 nor ordinary text controls, means binary.
+    Known magic numbers are recognised first; then a NUL byte means binary, and so does text that
+    reads neither as UTF-8 (more than 30% of characters undecodable or control characters) nor as
+    Latin-1 (more than 10% control characters): a short Latin-1 line such as "Größe" is mostly
+    undecodable as UTF-8, but it is text, shown with replacement characters.
     """
     for magic, kind in _MAGIC:
         if head.startswith(magic):
@@ -92,11 +94,16 @@ def sniff_binary(head: bytes) -> str | None:
     if b"\x00" in head:
         return "binary data"
     text = codecs.getincrementaldecoder("utf-8")("replace").decode(head.removeprefix(BOM), final=False)
-    if text:
-        odd = sum(1 for c in text if c == "\ufffd" or (c < " " and c not in _TEXT_CONTROLS) or c == "\x7f")
-        if odd > 0.3 * len(text):
-            return "binary data"
+    if text and _odd_share(text) > 0.3 and _odd_share(head.decode("latin-1")) > 0.1:
+        return "binary data"
     return None
+
+
+def _odd_share(text: str) -> float:
+    """The share of `text`'s characters that no text file holds many of: U+FFFD (undecodable
+    bytes) and control characters other than whitespace and ESC (C0, DEL, C1)."""
+    odd = sum(1 for c in text if c == "\ufffd" or (c < " " and c not in _TEXT_CONTROLS) or "\x7f" <= c <= "\x9f")
+    return odd / len(text)
 
 
 def binary_message(name: str, kind: str, size: int) -> str:
