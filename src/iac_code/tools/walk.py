@@ -33,14 +33,13 @@ class WalkEntry:
 
     path: Path
     rel: str
-    is_link: bool
 
 
 def walk_files(root: Path, *, include_links: bool, stop: threading.Event) -> Iterator[WalkEntry]:
     """Yield the files below the directory `root` (see the module docstring for the rules).
 
     With `include_links`, symbolic links that do not point to a directory (links to files,
-    dangling links) are yielded too, with `is_link` set; otherwise every link is skipped.
+    dangling links) are yielded too; otherwise every link is skipped.
     Unreadable directories are skipped. Stops early once `stop` is set.
     """
     rules = _Rules()
@@ -65,7 +64,7 @@ def _walk(directory: Path, prefix: str, rules: _Rules, include_links: bool, stop
             path = directory / entry.name
             if entry.is_symlink():
                 if include_links and not _points_to_dir(entry) and not rules.ignored(path, False):
-                    yield WalkEntry(path, prefix + entry.name, True)
+                    yield WalkEntry(path, prefix + entry.name)
                 continue
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
@@ -76,7 +75,7 @@ def _walk(directory: Path, prefix: str, rules: _Rules, include_links: bool, stop
             if is_dir:
                 yield from _walk(path, f"{prefix}{entry.name}/", rules, include_links, stop)
             else:
-                yield WalkEntry(path, prefix + entry.name, False)
+                yield WalkEntry(path, prefix + entry.name)
     finally:
         if pushed:
             rules.pop()
