@@ -114,7 +114,9 @@ class AgentConnection:
         """Close the process's pipe transports now, not when they are garbage-collected.
 
         A pipe still open when the event loop closes (its reader was cancelled, or a child of the
-        agent holds it) would otherwise be closed from `__del__` on a closed loop.
+        agent holds it) would otherwise be closed from `__del__` on a closed loop. Closing the
+        transport also kills the process if it still runs (asyncio's subprocess transport does
+        that): the SDK's graceful shutdown (stdin closed, 2 s, terminate) was cut short.
         """
         transport = getattr(self.process, "_transport", None)
         if transport is not None:

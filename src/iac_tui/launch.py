@@ -49,6 +49,9 @@ def parse_agent_command(text: str) -> AgentCommand:
 def agent_environment(base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The agent's environment: the user's whole environment, plus `extra`.
 
+    Exported shell functions (`BASH_FUNC_*`, values starting with `()`) are left out, and
+    `PYTHONUNBUFFERED=1` is added unless set.
+
     The ACP SDK's spawner keeps only HOME/LOGNAME/PATH/SHELL/TERM/USER unless told otherwise,
     which would hide `ANTHROPIC_*`, `IAC_CODE_*`, `LANG`, proxies and whatever another agent needs.
     The agent runs on the user's behalf, like a program started from their shell, so it gets

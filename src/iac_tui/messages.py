@@ -1,8 +1,10 @@
 """Textual messages that carry what the agent says to the app.
 
 `client.TuiClient` turns every ACP `session/update` and request into one of these and posts it
-to the app, in arrival order. They hold the SDK's schema objects as they came; nothing here
-knows about widgets.
+to the app, in arrival order. The app's workers post the rest (`TurnEnded`, `AgentStopped`,
+`SessionEntered`, `SessionOpened`, `Notice`) into the same queue, so everything reaches the
+conversation in order. They hold the SDK's schema objects as they came; nothing here knows
+about widgets.
 """
 
 from __future__ import annotations
