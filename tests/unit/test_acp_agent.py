@@ -168,3 +168,22 @@ async def test_a_client_that_fails_the_permission_request_gets_a_rejection_not_a
     final = [u for u in agent._conn.updates[sid] if isinstance(u, ToolCallProgress) and u.status]
     assert final[-1].status == "failed" and final[-1].raw_output == {"error": "Permission denied."}
     assert not (Path(agent.cwd) / "a.tf").exists()
+
+
+SUBAGENT_FAILS = [
+    {"blocks": [{"type": "tool_use", "name": "agent", "input": {"prompt": "survey the modules"}}]},
+    {"blocks": [{"type": "error", "kind": "overloaded", "message": "try later"}]},  # the sub-agent's request
+    {"match": "The sub-agent failed", "blocks": [{"type": "text", "text": "told of the failure"}]},
+    {"blocks": [{"type": "text", "text": "told nothing"}]},
+]
+
+
+@pytest.mark.parametrize("agent", [SUBAGENT_FAILS], indirect=True)
+async def test_a_sub_agent_whose_model_request_fails_fails_its_tool_call(agent):
+    sid = await _new(agent)
+    assert (await _prompt(agent, sid, "use a sub-agent")).stop_reason == "end_turn"
+    updates = agent._conn.updates[sid]
+    final = [u for u in updates if isinstance(u, ToolCallProgress) and u.status in ("completed", "failed")]
+    assert [u.status for u in final] == ["failed"]
+    assert "overloaded" in final[0].raw_output["error"] and "try later" in final[0].raw_output["error"]
+    assert "".join(u.content.text for u in updates if type(u).__name__ == "AgentMessageChunk") == "told of the failure"

@@ -55,11 +55,16 @@ SUBAGENT_MAX_REQUESTS = 20
 @dataclass(slots=True)
 class TurnResult:
     """How a prompt turn ended: an ACP stop reason, the usage of every model call in it, and the
-    description of the model error that ended it, if one did."""
+    model error that ended it, if one did."""
 
     stop_reason: str
     usage: pb.Usage
-    error: str | None = None
+    failure: pb.ProviderError | None = None
+
+    @property
+    def error(self) -> str | None:
+        """The description of `failure` for the user, if the turn ended with one."""
+        return self.failure.describe() if self.failure is not None else None
 
 
 @dataclass(slots=True)
@@ -155,7 +160,7 @@ class AgentLoop:
                 for call_id in sorted(state.open_calls):
                     await self._end_call(call_id, "failed", "Not run: the model request failed.")
                 await self.emit(Notice(f"\n\n**Error:** {exc.describe()}\n"))
-                return TurnResult("end_turn", state.usage, error=exc.describe())
+                return TurnResult("end_turn", state.usage, failure=exc)
             message, stop = done.message, done.stop_reason
             if stop == "max_tokens" and message.tool_uses():
                 message = await self._drop_cut_tool_uses(message)
@@ -379,7 +384,10 @@ class AgentLoop:
             await self.emit(Notice(outcome.notice()))
 
     async def _run_subagent(self, prompt: str, progress) -> str:  # noqa: ANN001 - see SubagentRunner
-        """Run a sub-agent with its own context and the read-only tools; return its final text."""
+        """Run a sub-agent with its own context and the read-only tools; return its final text.
+
+        Raises the `ProviderError` that ended the sub-agent's turn, if one did.
+        """
         from iac_code.agent.conversation import user_text
         from iac_code.agent.subagent import SubagentReporter
 
@@ -404,6 +412,8 @@ class AgentLoop:
         self._state.usage.add(result.usage)
         if result.stop_reason == "cancelled":  # the child's turn absorbed the cancel of the task both run in
             raise asyncio.CancelledError
+        if result.failure is not None:  # the child's turn reported it; the `agent` tool fails with it
+            raise result.failure
         answer = next((m.text() for m in reversed(child.conversation.messages) if m.role == "assistant" and m.text()), "")
         if result.stop_reason == "max_turn_requests":
             answer += f"\n\n(The sub-agent stopped after {SUBAGENT_MAX_REQUESTS} model requests.)"
