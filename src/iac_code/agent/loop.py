@@ -416,7 +416,7 @@ class AgentLoop:
             raise result.failure
         answer = next((m.text() for m in reversed(child.conversation.messages) if m.role == "assistant" and m.text()), "")
         if result.stop_reason == "max_turn_requests":
-            answer += f"\n\n(The sub-agent stopped after {SUBAGENT_MAX_REQUESTS} model requests.)"
+            answer += f"\n\n(The sub-agent stopped after {child.config.max_requests} model requests.)"
         return answer or "(The sub-agent gave no answer.)"
 
 
