@@ -4,7 +4,8 @@ The command runs as `/bin/bash -c` in a new process session (no controlling term
 stdin from /dev/null, `GIT_TERMINAL_PROMPT=0`, `TF_INPUT=0` and `cat` as pager, so nothing can
 wait for input. stdout and stderr share one pipe (their lines stay in order). The output kept is
 the first 10,000 and the last 20,000 bytes, whatever the command prints; invalid UTF-8 is replaced
-and terminal escape sequences are removed. A live tail is reported twice a second while it runs.
+and terminal escape sequences are removed. While it runs, a live tail of the output is reported
+as output arrives, at most twice a second.
 
 On timeout or cancel the whole process group is stopped (SIGTERM, then SIGKILL half a second
 later), also when the cancel comes after the shell exited. A command that leaves a background
