@@ -247,7 +247,7 @@ class Session:
                 outcome = await compaction.compact(self.conversation, provider, self.model, keep_turns=1)
             except ProviderError as exc:
                 await emit(Notice(f"**Error:** compaction failed: {exc.describe()}"))
-                return TurnResult("end_turn", usage)
+                return TurnResult("end_turn", usage, failure=exc)
             if outcome is None:
                 await emit(Notice("Nothing to compact yet: the conversation has only its latest turn."))
             else:
