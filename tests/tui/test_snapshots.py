@@ -61,8 +61,9 @@ Then run `terraform init -migrate-state`.
 def _pinned(monkeypatch, tmp_path):
     monkeypatch.setattr(status, "format_context", lambda used, size: "" if used is None else "ctx 5.2k/200k 2%")
     monkeypatch.setattr(status, "format_turn", lambda usage: "" if usage is None else "↑10.4k ↓212")
-    log = Path("/tmp/iac-tui-snapshots/agent-stderr.log")
+    log = Path("/tmp/iac-tui-snapshots/agent-stderr.log")  # shown in the crashed state: a fixed path
     log.parent.mkdir(exist_ok=True)
+    log.unlink(missing_ok=True)  # it is opened for appending: do not let it grow run after run
     monkeypatch.setattr(iac_tui.app, "new_log_path", lambda directory: log)
 
 
