@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -115,3 +116,15 @@ def test_listing_copes_with_times_without_a_timezone(tmp_path):
     naive_cursor = store_module.base64.urlsafe_b64encode(b'["2030-01-01T00:00:00", "x"]').decode()
     with pytest.raises(InvalidCursor):
         store.list("/p", cursor=naive_cursor)
+
+
+def test_listing_sees_a_rewrite_within_one_clock_tick(tmp_path):
+    store = SessionStore(tmp_path)
+    meta = SessionMeta(session_id="s1", cwd="/p", title="first")
+    store.create(meta)
+    stamp = (tmp_path / "s1.json").stat().st_mtime_ns
+    assert store.list("/p").sessions[0].title == "first"
+    meta.title = "again"  # same length: same file size
+    store.write_meta(meta)
+    os.utime(tmp_path / "s1.json", ns=(stamp, stamp))  # a coarse file system clock: same mtime
+    assert store.list("/p").sessions[0].title == "again"

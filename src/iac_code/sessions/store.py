@@ -146,7 +146,7 @@ class SessionStore:
     def __init__(self, root: Path, secrets: list[str] | None = None) -> None:
         self.root = root
         self._redact = Redactor(secrets or [])
-        self._meta_cache: dict[str, tuple[tuple[int, int], SessionMeta]] = {}
+        self._meta_cache: dict[str, tuple[tuple[int, int, int], SessionMeta]] = {}
 
     # ----- paths -----
 
@@ -261,10 +261,14 @@ class SessionStore:
         return SessionPage(page, next_cursor)
 
     def _cached_meta(self, entry: os.DirEntry[str]) -> SessionMeta | None:
-        """A metadata file's content, parsed again only when its mtime or size changed."""
+        """A metadata file's content, parsed again only when its file, mtime or size changed.
+
+        The inode is part of the key because each write replaces the file: two writes within one
+        tick of a coarse file system clock can leave mtime and size unchanged.
+        """
         try:
             stat = entry.stat()
-            key = (stat.st_mtime_ns, stat.st_size)
+            key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
             cached = self._meta_cache.get(entry.name)
             if cached is not None and cached[0] == key:
                 return cached[1]
