@@ -114,3 +114,9 @@ def test_a_failed_command_is_reported_in_text_mode(project):
     assert result.returncode == 0, result.stderr
     assert result.stdout == "it failed\n"
     assert "[failed] Run `echo oops; exit 3`: exit code 3" in result.stderr
+
+
+def test_a_bad_max_turns_is_a_usage_error(project):
+    result = run(["-p", "hi", "--max-turns", "0"], project, [say("never")])
+    assert result.returncode == 2
+    assert "--max-turns" in result.stderr and "Traceback" not in result.stderr

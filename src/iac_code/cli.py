@@ -17,6 +17,17 @@ SUBCOMMANDS = ("acp", "demo")
 MODES = ("default", "accept_edits", "plan", "bypass_permissions")
 
 
+def _positive_int(value: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {value!r}")
+    return number
+
+
 def _settings(**overrides):  # noqa: ANN202 - iac_code.config.Settings
     from iac_code.config import load_settings
 
@@ -98,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--permission-mode", choices=MODES, help="who may write and run commands (default: nobody)")
     parser.add_argument("--allow", metavar="TOOL,...", help="tools allowed without asking, e.g. edit_file,bash")
     parser.add_argument("--model", help="model id (default: IAC_CODE_MODEL or the newest Claude Sonnet)")
-    parser.add_argument("--max-turns", type=int, help="model requests allowed for the prompt (default 50)")
+    parser.add_argument("--max-turns", type=_positive_int, help="model requests allowed for the prompt (default 50)")
     parser.add_argument("--resume", metavar="SESSION_ID", help="continue a stored session")
     parser.add_argument("--continue", dest="continue_last", action="store_true", help="continue this directory's latest session")
     sub = parser.add_subparsers(dest="command")
