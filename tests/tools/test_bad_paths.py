@@ -1,4 +1,5 @@
-"""A path the operating system rejects is an error result for the model, never an exception.
+"""A path the operating system rejects is an error result for the model, never an exception;
+so is a NUL in an argument handed to a program.
 
 `title`, `paths`, `preview` and `run` are all called by the loop; only `run` sits inside its
 crash guard, and even there an exception reaches the model as "failed unexpectedly" instead of a
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from iac_code.tools.bash import BashTool
 from iac_code.tools.edit_file import EditFileTool
 from iac_code.tools.glob import GlobTool
 from iac_code.tools.grep import GrepTool
@@ -45,3 +47,17 @@ async def test_an_unusable_path_is_an_error_result(ctx, tool, raw):
     assert "too long" in result.output
     if preview is not None:
         assert preview.error is not None and "too long" in preview.error
+
+
+@pytest.mark.parametrize(
+    ("tool", "raw"),
+    [
+        (GrepTool(), {"pattern": "a\x00b"}),
+        (BashTool(), {"command": "echo a\x00b"}),
+    ],
+    ids=["grep", "bash"],
+)
+def test_a_nul_in_an_argument_for_a_program_is_an_input_error(tool, raw):
+    """ripgrep and bash get these in their argv, where NUL cannot go (ValueError from exec)."""
+    error = tool.parse(raw)
+    assert isinstance(error, str) and "NUL" in error

@@ -25,6 +25,7 @@ from pydantic import Field
 
 from iac_code.agent.events import TextContent
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.tools.files import ArgvStr
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -43,7 +44,7 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class BashInput(ToolInput):
-    command: str = Field(min_length=1, description="The bash command to run, e.g. `terraform fmt -check -recursive`.")
+    command: ArgvStr = Field(min_length=1, description="The bash command to run, e.g. `terraform fmt -check -recursive`.")
     timeout: float | None = Field(
         default=None,
         gt=0,

@@ -67,6 +67,9 @@ def _no_nul(value: str) -> str:
 PathArg = Annotated[str, AfterValidator(_no_nul)]
 """A path parameter: any string without NUL (relative paths are taken from the session cwd)."""
 
+ArgvStr = Annotated[str, AfterValidator(_no_nul)]
+"""A parameter handed to a program in its argv (a command, a pattern), where NUL cannot go."""
+
 
 def resolve_arg(cwd: Path, path: str | None) -> Path:
     """The real absolute path of a tool's path argument (None or "" means `cwd`)."""

@@ -34,6 +34,7 @@ from pydantic import Field
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.files import (
     SNIFF_BYTES,
+    ArgvStr,
     PathArg,
     access_error,
     binary_message,
@@ -60,7 +61,7 @@ _RG_LINE_LIMIT = 8 << 20
 
 
 class GrepInput(ToolInput):
-    pattern: str = Field(
+    pattern: ArgvStr = Field(
         min_length=1,
         description="Regular expression to search for (ripgrep/Rust syntax, e.g. `resource \"aws_s3_bucket\"` or `module\\s+\"vpc\"`).",
     )
