@@ -103,6 +103,9 @@ class BashTool(Tool):
         except OSError as exc:
             os.close(read_fd)
             return ToolResult.error(f"Cannot start /bin/bash: {exc.strerror or exc}.")
+        except BaseException:  # e.g. cancelled while the process was being set up
+            os.close(read_fd)
+            raise
         finally:
             os.close(write_fd)
         pipe = os.fdopen(read_fd, "rb", buffering=0)
