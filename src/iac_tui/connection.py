@@ -156,7 +156,6 @@ class AgentConnection:
             if not exited.done():
                 exited.cancel()
 
-
     async def _until_gone(self, conn: Any, exited: asyncio.Future[Any]) -> None:
         """Wait for the process to exit; stop it if its stdout closes while it runs on.
 
