@@ -19,6 +19,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from iac_code.agent import compaction
 from iac_code.agent.conversation import (
@@ -32,6 +33,7 @@ from iac_code.agent.conversation import (
 )
 from iac_code.agent.events import (
     EventSink,
+    Location,
     Notice,
     TextContent,
     TextDelta,
@@ -42,7 +44,7 @@ from iac_code.agent.events import (
 )
 from iac_code.agent.permissions import PermissionPolicy, PermissionPrompter, PermissionRequest
 from iac_code.providers import base as pb
-from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,16 @@ class LoopConfig:
     max_tokens: int = 16_000
     thinking_budget: int | None = None
     purpose: str = "turn"
+
+
+@dataclass(slots=True)
+class _Call:
+    """What is known of a parsed tool call before it runs."""
+
+    ctx: ToolContext
+    title: str
+    locations: list[Location]
+    paths: list[Path]
 
 
 class _Cancelled(Exception):
@@ -231,11 +243,11 @@ class AgentLoop:
 
     async def _run_tools(self, uses: list[ToolUseBlock], state: _TurnState) -> list[ContentBlock]:
         """Run the calls in order, consecutive auto-allowed read-only ones concurrently."""
-        batch: list[tuple[ToolUseBlock, Tool, ToolInput]] = []
+        batch: list[tuple[ToolUseBlock, Tool, ToolInput, _Call]] = []
 
         async def flush() -> None:
             if batch:
-                await asyncio.gather(*(self._execute(u, t, p) for u, t, p in batch))
+                await asyncio.gather(*(self._execute(u, t, p, c) for u, t, p, c in batch))
                 batch.clear()
 
         for use in uses:
@@ -251,27 +263,49 @@ class AgentLoop:
                 await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
                 await self._finish(use, ToolResult.error(params))
                 continue
-            ctx = self._context()
-            verdict = self.policy.decide(use.name, tool.category, tool.paths(params, ctx), ctx.cwd, ctx.config_dir)
+            call = self._describe(tool, params)
+            if isinstance(call, str):
+                await flush()
+                await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
+                await self._finish(use, ToolResult.error(call))
+                continue
+            verdict = self.policy.decide(use.name, tool.category, call.paths, call.ctx.cwd, call.ctx.config_dir)
             if tool.category == "read" and verdict.action == "allow":
-                batch.append((use, tool, params))
+                batch.append((use, tool, params, call))
                 continue
             await flush()
-            await self._execute(use, tool, params)
+            await self._execute(use, tool, params, call)
         await flush()
         return [state.answered[u.id] for u in uses]
 
-    async def _execute(self, use: ToolUseBlock, tool: Tool, params: ToolInput) -> None:
+    def _describe(self, tool: Tool, params: ToolInput) -> _Call | str:
+        """A call's context, title, locations and paths; an error message if the tool raised
+        computing them (a tool bug must fail its call, not the turn)."""
         ctx = self._context()
-        locations = tool.locations(params, ctx)
-        title = tool.title(params)
+        try:
+            return _Call(ctx, tool.title(params), tool.locations(params, ctx), tool.paths(params, ctx))
+        except Exception as exc:
+            log.exception("tool %s failed describing a call", tool.name)
+            return f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+
+    async def _preview(self, tool: Tool, params: ToolInput, ctx: ToolContext) -> ToolPreview | None:
+        try:
+            return await tool.preview(params, ctx)
+        except (asyncio.CancelledError, _Cancelled):
+            raise
+        except Exception as exc:
+            log.exception("tool %s failed computing its preview", tool.name)
+            return ToolPreview(error=f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+
+    async def _execute(self, use: ToolUseBlock, tool: Tool, params: ToolInput, call: _Call) -> None:
+        ctx, title, locations = call.ctx, call.title, call.locations
         await self.emit(ToolCallUpdated(use.id, title=title, kind=tool.kind, raw_input=use.input, locations=locations))
-        verdict = self.policy.decide(use.name, tool.category, tool.paths(params, ctx), ctx.cwd, ctx.config_dir)
+        verdict = self.policy.decide(use.name, tool.category, call.paths, ctx.cwd, ctx.config_dir)
         if verdict.action == "deny":
             await self._finish(use, ToolResult.error(verdict.reason))
             return
         if verdict.action == "ask":
-            preview = await tool.preview(params, ctx)
+            preview = await self._preview(tool, params, ctx)
             if preview is not None and preview.error:
                 await self._finish(use, ToolResult.error(preview.error))
                 return
