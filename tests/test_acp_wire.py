@@ -147,3 +147,17 @@ async def test_reference_permission_answer_shorthand(tmp_path):
         assert message["result"]["stopReason"] == "end_turn"
     assert (tmp_path / "proj" / "a.txt").read_text() == "A"
     assert not (tmp_path / "proj" / "b.txt").exists()
+
+
+async def test_a_lone_surrogate_in_a_prompt_is_replaced_not_fatal(tmp_path):
+    script = [{"blocks": [{"type": "text", "text": "fine"}]}] * 2
+    async with spawn_raw(tmp_path / "proj", script=script) as agent:
+        await agent.initialize()
+        sid = await _new_session(agent, tmp_path / "proj")
+        line = '{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"%s","prompt":[{"type":"text","text":"bad \\ud800 text"}]}}' % sid
+        await agent.send_line(line.encode())
+        reply = await agent.response(5)
+        assert reply["result"]["stopReason"] == "end_turn"
+        assert (await agent.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}))["result"]
+    history = (tmp_path / "iac-config" / "sessions" / f"{sid}.jsonl").read_text(encoding="utf-8")
+    assert "bad \ufffd text" in history

@@ -111,7 +111,7 @@ class SessionFile:
 
     def _write(self, record: dict) -> None:
         line = self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
-        data = line.encode("utf-8")
+        data = line.encode("utf-8", errors="replace")  # a lone surrogate must not lose the record
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             if not self._tail_checked:
