@@ -186,3 +186,16 @@ async def test_preview_title_and_limits(ctx):
     assert isinstance(tool.parse({"command": "ls", "timeout": 0}), str)
     assert tool.kind == "execute" and tool.category == "execute"
     assert tool.paths(params, ctx) == []
+
+
+async def test_commands_do_not_get_the_agents_credentials(tmp_path, monkeypatch):
+    from iac_code.tools.bash import BashInput, BashTool
+    from iac_code.tools.base import ToolContext
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value-123")
+    monkeypatch.setenv("IAC_DEMO_VISIBLE", "yes")
+    result = await BashTool().run(
+        BashInput(command='echo "key=${ANTHROPIC_API_KEY:-unset} other=$IAC_DEMO_VISIBLE"'),
+        ToolContext(cwd=tmp_path, config_dir=tmp_path / "cfg"),
+    )
+    assert "key=unset other=yes" in result.output

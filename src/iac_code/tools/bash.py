@@ -38,6 +38,15 @@ PROGRESS_LINES = 20
 CHUNK = 1 << 16
 
 ENV_OVERRIDES = {"GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TF_INPUT": "0"}
+AGENT_SECRETS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+"""The agent's own credentials: commands the model runs do not get them."""
+
+
+def command_environment() -> dict[str, str]:
+    """The environment of a command: the agent's, without its credentials, plus `ENV_OVERRIDES`."""
+    env = {k: v for k, v in os.environ.items() if k not in AGENT_SECRETS}
+    env.update(ENV_OVERRIDES)
+    return env
 
 _ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -97,7 +106,7 @@ class BashTool(Tool):
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "/bin/bash", "-c", params.command, cwd=ctx.cwd, env={**os.environ, **ENV_OVERRIDES},
+                "/bin/bash", "-c", params.command, cwd=ctx.cwd, env=command_environment(),
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
