@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from iac_code.agent import compaction
+from iac_code.agent import attachments, compaction
 from iac_code.agent.conversation import Conversation, Message, TextBlock
 from iac_code.agent.events import EventSink, Notice, TitleChanged, UsageUpdated
 from iac_code.agent.loop import AgentLoop, LoopConfig, TurnResult
@@ -80,12 +80,12 @@ class Session:
         self.busy = False
 
     @classmethod
-    def create(cls, cwd: str, settings: Settings, store: SessionStore, model: str | None = None) -> Session:
+    def create(cls, cwd: str, settings: Settings, store: SessionStore) -> Session:
         """Start a new session in `cwd`, persisted at once, with the settings' mode and thought level."""
         meta = SessionMeta(
             session_id=new_session_id(),
             cwd=cwd,
-            model=model or default_model(settings),
+            model=default_model(settings),
             mode=settings.permission_mode,
             thought_level=settings.thought_level,
         )
@@ -204,7 +204,7 @@ class Session:
                 if any(c.name == name for c in COMMANDS):
                     return await self._command(name, args.strip(), emit)
             if self.meta.title is None:
-                title = title_from(text)
+                title = title_from("\n".join(b.text for b in content if attachments.parse(b.text) is None))
                 if title:
                     self.meta.title = title
                     await emit(TitleChanged(title))
