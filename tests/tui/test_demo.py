@@ -36,6 +36,7 @@ async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypa
             )
             if prompt == "done":
                 break
+            await wait_until(pilot, lambda: app.focused is prompt, what="the prompt to take the keys")
             await pilot.press("a")
             await wait_until(pilot, lambda: prompt.reply.done, what="the answer to be sent")
             approvals += 1
@@ -52,7 +53,8 @@ async def test_rejecting_an_edit_leaves_that_file_alone(tmp_path, monkeypatch):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), timeout=60)
+        prompt = await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), timeout=60)
+        await wait_until(pilot, lambda: app.focused is prompt, what="the prompt to take the keys")
         await pilot.press("r")  # the first edit: the third vswitch
         await turn_done(pilot, timeout=60)
         # the scripted agent acknowledges the rejection and stops instead of claiming success

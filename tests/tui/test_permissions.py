@@ -16,10 +16,13 @@ def write_turns(path="notes.tf", content='locals { owner = "ops" }\n', after="Wr
 
 
 async def pending_prompt(pilot) -> PermissionPrompt:
+    """The pending permission prompt, once it has the keyboard focus (keys pressed before that go elsewhere)."""
     app = pilot.app
-    return await wait_until(
+    prompt = await wait_until(
         pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), what="a permission prompt"
     )
+    await wait_until(pilot, lambda: app.focused is prompt, what="the prompt to take the keys")
+    return prompt
 
 
 async def test_allow_once_writes_the_file(ws):

@@ -151,8 +151,10 @@ def write_turns():
 
 
 async def wait_for_permission(pilot):
+    """Wait for a pending permission prompt that has the keyboard focus."""
     app = pilot.app
     await wait_until(pilot, lambda: any(not p.reply.done for p in app.query(PermissionPrompt)), what="a permission prompt")
+    await wait_until(pilot, lambda: isinstance(app.focused, PermissionPrompt), what="the prompt to take the keys")
 
 
 def test_pending_permission(snap_compare, ws):
