@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from acp.schema import (
     AudioContentBlock,
     BlobResourceContents,
@@ -15,15 +13,7 @@ from acp.schema import (
 )
 
 from iac_code.agent import attachments
-from iac_code.agent.conversation import TextBlock
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _clean(text: str) -> str:
-    """`text` with lone surrogates (from `\\ud800`-style escapes in the JSON) replaced by U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text)
+from iac_code.agent.conversation import TextBlock, valid_text
 
 
 def to_user_content(blocks: list) -> list[TextBlock]:  # noqa: ANN001 - ACP ContentBlock models
@@ -33,11 +23,11 @@ def to_user_content(blocks: list) -> list[TextBlock]:  # noqa: ANN001 - ACP Cont
     out: list[TextBlock] = []
     for block in blocks:
         if isinstance(block, TextContentBlock):
-            out.append(TextBlock(text=_clean(block.text)))
+            out.append(TextBlock(text=valid_text(block.text)))
         elif isinstance(block, EmbeddedResourceContentBlock):
             res = block.resource
             if isinstance(res, TextResourceContents):
-                out.append(TextBlock(text=attachments.embedded_text(res.uri, _clean(res.text))))
+                out.append(TextBlock(text=attachments.embedded_text(res.uri, valid_text(res.text))))
             elif isinstance(res, BlobResourceContents):
                 out.append(TextBlock(text=f"[binary resource: {res.uri} ({res.mime_type or 'unknown type'})]"))
         elif isinstance(block, ResourceContentBlock):

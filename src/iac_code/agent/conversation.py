@@ -8,9 +8,23 @@ This is the provider-neutral form stored in session files and handed to provider
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    UTF-8 cannot encode lone surrogates, so text holding one could be neither sent to a model
+    nor stored. They come from `\\udXXX` escapes in JSON (a client's prompt, a model's tool
+    input) and from text decoded with `surrogateescape`.
+    """
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 class TextBlock(BaseModel):

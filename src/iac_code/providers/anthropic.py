@@ -55,6 +55,7 @@ from iac_code.agent.conversation import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    valid_text,
 )
 from iac_code.config import Settings
 from iac_code.providers.base import (
@@ -134,7 +135,6 @@ _KIND_BY_STATUS: dict[int, ErrorKind] = {
     529: "overloaded",
 }
 _TOO_LONG = re.compile(r"prompt is too long|context (window|length)|too many (input )?tokens", re.IGNORECASE)
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class AnthropicProvider:
@@ -482,7 +482,7 @@ def _valid_unicode(value: Any) -> Any:
     a model's tool input and from text decoded with `surrogateescape` (non-UTF-8 file names).
     """
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value) if not value.isascii() else value
+        return valid_text(value)
     if isinstance(value, list):
         return [_valid_unicode(v) for v in value]
     if isinstance(value, dict):
