@@ -34,7 +34,13 @@ from acp.schema import ClientCapabilities
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from iac_code.agent.conversation import Message, TextBlock, ToolResultBlock, ToolUseBlock, user_text  # noqa: E402
+from iac_code.core.conversation import (  # noqa: E402
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    user_text,
+)
 from iac_code.sessions.store import SessionMeta, SessionStore  # noqa: E402
 
 

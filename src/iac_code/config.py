@@ -12,16 +12,44 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 log = logging.getLogger(__name__)
 
 ModeId = Literal["default", "accept_edits", "plan", "bypass_permissions"]
 ThoughtLevel = Literal["off", "low", "medium", "high"]
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """A permission mode as offered to clients."""
+
+    id: ModeId
+    name: str
+    description: str
+
+
+MODES = (
+    Mode("default", "Default", "Ask before every edit and command"),
+    Mode("accept_edits", "Accept edits", "Edit files inside the project without asking; ask before commands"),
+    Mode("plan", "Plan", "Read-only: explore and plan; edits and commands are refused"),
+    Mode("bypass_permissions", "Bypass permissions", "Run everything without asking (writes outside the project still ask)"),
+)
+
+THOUGHT_LEVELS: tuple[tuple[ThoughtLevel, str], ...] = (
+    ("off", "Off"),
+    ("low", "Low"),
+    ("medium", "Medium"),
+    ("high", "High"),
+)
 
 SCRIPTED_MODEL = "scripted"
 CREDENTIALS_HELP = (

@@ -22,12 +22,12 @@ import re
 import sys
 from typing import Any, Literal, TextIO
 
-from iac_code.agent import events as ev
-from iac_code.agent.conversation import TextBlock
 from iac_code.agent.loop import TurnResult
 from iac_code.agent.permissions import Answer, PermissionRequest
 from iac_code.agent.session import Session
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
+from iac_code.core import events as ev
+from iac_code.core.conversation import TextBlock
 from iac_code.sessions.store import SessionNotFound, SessionStore
 
 OutputFormat = Literal["text", "json", "stream-json"]

@@ -7,11 +7,11 @@ from typing import Any
 
 from pydantic import Field
 
-from iac_code.agent.conversation import Conversation, Message
-from iac_code.agent.events import Event
 from iac_code.agent.loop import AgentLoop, LoopConfig
 from iac_code.agent.permissions import Answer, PermissionPolicy, PermissionRequest
-from iac_code.providers.base import ModelRequest, ProviderEvent
+from iac_code.core.conversation import Conversation, Message
+from iac_code.core.events import Event
+from iac_code.core.provider import ModelRequest, ProviderEvent
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.registry import ToolRegistry
 

@@ -6,12 +6,21 @@ import anthropic
 import httpx2
 import pytest
 from anthropic_rig import API_KEY, collect, request
-from fake_anthropic import STALL, api_error, cut_after_deltas, cut_before, error_event, message, text, tool_use
+from fake_anthropic import (
+    STALL,
+    api_error,
+    cut_after_deltas,
+    cut_before,
+    error_event,
+    message,
+    text,
+    tool_use,
+)
 
-from iac_code.agent.conversation import ToolUseBlock, user_text
 from iac_code.config import Settings
+from iac_code.core.conversation import ToolUseBlock, user_text
+from iac_code.core.provider import MessageDone, ProviderError, TextDelta, ToolUseStart
 from iac_code.providers.anthropic import MAX_RETRIES, AnthropicProvider, classify
-from iac_code.providers.base import MessageDone, ProviderError, TextDelta, ToolUseStart
 
 ANSWER = "Hello world, the plan is ready."
 

@@ -7,11 +7,25 @@ import asyncio
 
 import pytest
 from anthropic_rig import MODEL
-from fake_anthropic import STALL, cut_after_deltas, error_event, message, text, thinking, tool_use
+from fake_anthropic import (
+    STALL,
+    cut_after_deltas,
+    error_event,
+    message,
+    text,
+    thinking,
+    tool_use,
+)
 
-from iac_code.agent.conversation import Message, TextBlock, ToolUseBlock, user_text
-from iac_code.agent.events import Notice, TextDelta, ToolCallStarted, ToolCallUpdated, UsageUpdated
 from iac_code.agent.session import Session
+from iac_code.core.conversation import Message, TextBlock, ToolUseBlock, user_text
+from iac_code.core.events import (
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolCallUpdated,
+    UsageUpdated,
+)
 from iac_code.providers.anthropic import AnthropicProvider
 from iac_code.sessions.store import SessionMeta, SessionStore, new_session_id
 

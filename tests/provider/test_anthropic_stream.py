@@ -9,7 +9,8 @@ import sys
 from anthropic_rig import API_KEY, MODEL, collect, request
 from fake_anthropic import message, redacted_thinking, text, thinking, tool_use
 
-from iac_code.agent.conversation import (
+from iac_code.config import Settings
+from iac_code.core.conversation import (
     Message,
     RedactedThinkingBlock,
     TextBlock,
@@ -18,9 +19,16 @@ from iac_code.agent.conversation import (
     ToolUseBlock,
     user_text,
 )
-from iac_code.config import Settings
+from iac_code.core.provider import (
+    MessageDone,
+    ModelRequest,
+    TextDelta,
+    ThinkingDelta,
+    ToolSpec,
+    ToolUseStart,
+    Usage,
+)
 from iac_code.providers.anthropic import AnthropicProvider
-from iac_code.providers.base import MessageDone, ModelRequest, TextDelta, ThinkingDelta, ToolSpec, ToolUseStart, Usage
 
 SPEC = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}})
 

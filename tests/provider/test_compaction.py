@@ -11,10 +11,17 @@ from anthropic_rig import MODEL, LoopRig
 from fake_anthropic import api_error, message, text, tool_use
 
 from iac_code.agent import compaction
-from iac_code.agent.conversation import Conversation, Message, TextBlock, ToolResultBlock, ToolUseBlock, user_text
-from iac_code.agent.events import Notice, UsageUpdated
 from iac_code.agent.session import Session
 from iac_code.config import Settings
+from iac_code.core.conversation import (
+    Conversation,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    user_text,
+)
+from iac_code.core.events import Notice, UsageUpdated
 from iac_code.providers.anthropic import AnthropicProvider
 from iac_code.sessions.store import SessionMeta, SessionStore, new_session_id
 

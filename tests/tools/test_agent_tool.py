@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from iac_code.agent.events import TextContent
-from iac_code.providers.base import ProviderError
+from iac_code.core.events import TextContent
+from iac_code.core.provider import ProviderError
 from iac_code.tools.agent import AgentTool
 
 tool = AgentTool()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from iac_code.agent.events import TextContent
+from iac_code.core.events import TextContent
 from iac_code.tools import bash
 from iac_code.tools.bash import HEAD_BYTES, TAIL_BYTES, BashTool, clean_terminal_output
 
@@ -189,8 +189,8 @@ async def test_preview_title_and_limits(ctx):
 
 
 async def test_commands_do_not_get_the_agents_credentials(tmp_path, monkeypatch):
-    from iac_code.tools.bash import BashInput, BashTool
     from iac_code.tools.base import ToolContext
+    from iac_code.tools.bash import BashInput, BashTool
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value-123")
     monkeypatch.setenv("IAC_DEMO_VISIBLE", "yes")

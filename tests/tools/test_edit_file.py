@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from iac_code.agent.events import DiffContent
+from iac_code.core.events import DiffContent
 from iac_code.tools.edit_file import EditFileTool
 from iac_code.tools.read_file import ReadFileTool
 

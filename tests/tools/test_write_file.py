@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
-from iac_code.agent.events import DiffContent
+from iac_code.core.events import DiffContent
 from iac_code.tools.write_file import WriteFileTool
 
 tool = WriteFileTool()

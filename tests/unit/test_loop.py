@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from iac_code.agent.conversation import Conversation, user_text
-from iac_code.agent.events import ToolCallUpdated
 from iac_code.agent.loop import AgentLoop, LoopConfig
 from iac_code.agent.permissions import PermissionPolicy
+from iac_code.core.conversation import Conversation, user_text
+from iac_code.core.events import ToolCallUpdated
 from iac_code.providers.scripted import ScriptedProvider
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.registry import ToolRegistry

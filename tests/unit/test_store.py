@@ -7,9 +7,23 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from iac_code.agent.conversation import INTERRUPTED, Message, TextBlock, ToolResultBlock, ToolUseBlock, repair, user_text
+from iac_code.core.conversation import (
+    INTERRUPTED,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    repair,
+    user_text,
+)
 from iac_code.sessions import store as store_module
-from iac_code.sessions.store import InvalidCursor, SessionMeta, SessionNotFound, SessionStore, title_from
+from iac_code.sessions.store import (
+    InvalidCursor,
+    SessionMeta,
+    SessionNotFound,
+    SessionStore,
+    title_from,
+)
 
 
 def assistant_tool(*ids: str) -> Message:

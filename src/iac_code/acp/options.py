@@ -22,7 +22,8 @@ from acp.schema import (
 )
 from pydantic import BaseModel, ConfigDict, Field
 
-from iac_code.agent.session import MODES, THOUGHT_LEVELS, Session
+from iac_code.agent.session import Session
+from iac_code.config import MODES, THOUGHT_LEVELS
 from iac_code.providers import available_models, model_display_name
 
 

@@ -13,7 +13,7 @@ from acp.schema import (
 )
 
 from iac_code.agent import attachments
-from iac_code.agent.conversation import TextBlock, valid_text
+from iac_code.core.conversation import TextBlock, valid_text
 
 
 def to_user_content(blocks: list) -> list[TextBlock]:  # noqa: ANN001 - ACP ContentBlock models

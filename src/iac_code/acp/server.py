@@ -21,8 +21,8 @@ from acp import RequestError
 from acp.helpers import update_available_commands, update_current_mode
 from acp.schema import (
     AgentCapabilities,
-    AuthEnvVar,
     AuthenticateResponse,
+    AuthEnvVar,
     AvailableCommand,
     AvailableCommandInput,
     CloseSessionResponse,
@@ -60,10 +60,11 @@ from iac_code.acp.options import (
 from iac_code.acp.permissions import AcpPrompter
 from iac_code.acp.prompt import to_user_content
 from iac_code.acp.updates import to_update
-from iac_code.agent.events import Event, TitleChanged
+from iac_code.agent.commands import COMMANDS
 from iac_code.agent.replay import replay_events
-from iac_code.agent.session import COMMANDS, Session, SessionBusy, default_model
+from iac_code.agent.session import Session, SessionBusy, default_model
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
+from iac_code.core.events import Event, TitleChanged
 from iac_code.providers import available_models
 from iac_code.sessions.store import InvalidCursor, SessionNotFound, SessionStore
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from acp import helpers
 from acp.schema import SessionInfoUpdate, ToolCallLocation, UsageUpdate
 
-from iac_code.agent import events as ev
+from iac_code.core import events as ev
 
 
 def content_items(items: list[ev.ToolContent] | None):  # noqa: ANN202 - a list of ACP tool call content

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from iac_code.agent.conversation import (
+from iac_code.core.conversation import (
     ContentBlock,
     Conversation,
     Message,
@@ -28,7 +28,13 @@ from iac_code.agent.conversation import (
     estimate_tokens,
     user_text,
 )
-from iac_code.providers.base import MessageDone, ModelRequest, Provider, ProviderError, Usage
+from iac_code.core.provider import (
+    MessageDone,
+    ModelRequest,
+    Provider,
+    ProviderError,
+    Usage,
+)
 
 THRESHOLD = 0.8
 """Compact when the conversation uses this share of the context window."""

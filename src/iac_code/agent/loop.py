@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from iac_code.agent import compaction
-from iac_code.agent.conversation import (
+from iac_code.agent.permissions import (
+    PermissionPolicy,
+    PermissionPrompter,
+    PermissionRequest,
+)
+from iac_code.core import provider as pb
+from iac_code.core.conversation import (
     ContentBlock,
     Conversation,
     Message,
@@ -31,7 +37,7 @@ from iac_code.agent.conversation import (
     ToolUseBlock,
     estimate_tokens,
 )
-from iac_code.agent.events import (
+from iac_code.core.events import (
     EventSink,
     Location,
     Notice,
@@ -42,8 +48,6 @@ from iac_code.agent.events import (
     ToolCallUpdated,
     UsageUpdated,
 )
-from iac_code.agent.permissions import PermissionPolicy, PermissionPrompter, PermissionRequest
-from iac_code.providers import base as pb
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.registry import ToolRegistry
 
@@ -422,8 +426,8 @@ class AgentLoop:
 
         Raises the `ProviderError` that ended the sub-agent's turn, if one did.
         """
-        from iac_code.agent.conversation import user_text
         from iac_code.agent.subagent import SubagentReporter
+        from iac_code.core.conversation import user_text
 
         reporter = SubagentReporter(progress)
         child = AgentLoop(

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from iac_code.agent.events import Location, ToolContent, ToolKind
 from iac_code.config import ModeId
+from iac_code.core.events import Location, ToolContent, ToolKind
 from iac_code.tools.base import Category
 from iac_code.tools.paths import is_inside, is_sensitive
 

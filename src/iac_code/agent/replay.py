@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from iac_code.agent import attachments
-from iac_code.agent.conversation import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
-from iac_code.agent.events import (
+from iac_code.core.conversation import (
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from iac_code.core.events import (
     Event,
     TextContent,
     TextDelta,

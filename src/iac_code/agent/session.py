@@ -9,41 +9,31 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from iac_code.agent import attachments, compaction
-from iac_code.agent.conversation import Conversation, Message, TextBlock
-from iac_code.agent.events import EventSink, Notice, TitleChanged, UsageUpdated
+from iac_code.agent import attachments
+from iac_code.agent.commands import COMMANDS, run_command
 from iac_code.agent.loop import AgentLoop, LoopConfig, TurnResult
 from iac_code.agent.permissions import PermissionPolicy, PermissionPrompter
 from iac_code.agent.system_prompt import build_system_prompt
 from iac_code.config import ModeId, Settings, ThoughtLevel
+from iac_code.core.conversation import Conversation, Message, TextBlock
+from iac_code.core.events import EventSink, TitleChanged
+from iac_code.core.provider import Provider
 from iac_code.providers import available_models, create_provider
 from iac_code.providers.models import default_claude_model
-from iac_code.providers.base import Provider, ProviderError, Usage
-from iac_code.sessions.store import SessionMeta, SessionStore, new_session_id, now, title_from
+from iac_code.sessions.store import (
+    SessionMeta,
+    SessionStore,
+    new_session_id,
+    now,
+    title_from,
+)
 from iac_code.tools.base import ToolContext
 from iac_code.tools.registry import ToolRegistry, default_registry
 
 THINKING_BUDGETS: dict[str, int | None] = {"off": None, "low": 2_048, "medium": 8_192, "high": 24_576}
 """Extended-thinking budget in tokens for each `thought_level`."""
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A slash command the session understands."""
-
-    name: str
-    description: str
-    hint: str | None = None
-
-
-COMMANDS = (
-    Command("compact", "Summarise older turns to free context (keeps the latest turn whole)"),
-    Command("clear", "Start the conversation afresh (the session and its settings stay)"),
-    Command("help", "List the commands, tools and modes"),
-)
 
 
 def default_model(settings: Settings) -> str:
@@ -202,7 +192,7 @@ class Session:
             if text.startswith("/"):
                 name, _, args = text[1:].partition(" ")
                 if any(c.name == name for c in COMMANDS):
-                    return await self._command(name, args.strip(), emit)
+                    return await run_command(self, name, args.strip(), emit)
             if self.meta.title is None:
                 title = title_from("\n".join(b.text for b in content if attachments.parse(b.text) is None))
                 if title:
@@ -235,65 +225,8 @@ class Session:
             ),
         )
 
-    async def _command(self, name: str, args: str, emit: EventSink) -> TurnResult:
-        usage = Usage()
-        if name == "clear":
-            self.conversation.replace([], "clear")
-            await emit(Notice("Conversation cleared."))
-            await emit(UsageUpdated(used=0, size=self.context_window()))
-        elif name == "compact":
-            provider = await self.provider()
-            try:
-                outcome = await compaction.compact(self.conversation, provider, self.model, keep_turns=1)
-            except ProviderError as exc:
-                await emit(Notice(f"**Error:** compaction failed: {exc.describe()}"))
-                return TurnResult("end_turn", usage, failure=exc)
-            if outcome is None:
-                await emit(Notice("Nothing to compact yet: the conversation has only its latest turn."))
-            else:
-                usage.add(outcome.usage)
-                await emit(Notice(outcome.notice()))
-                await emit(UsageUpdated(used=outcome.after_tokens, size=self.context_window()))
-        else:
-            await emit(Notice(help_text(self.tools)))
-        return TurnResult("end_turn", usage)
-
     async def close(self) -> None:
         """Release the provider connection."""
         if self._provider is not None:
             await self._provider.aclose()
             self._provider = None
-
-
-def help_text(tools: ToolRegistry) -> str:
-    """The `/help` answer: commands, tools and modes, as Markdown."""
-    lines = ["**Commands**", ""]
-    lines += [f"- `/{c.name}`: {c.description}" for c in COMMANDS]
-    lines += ["", "**Tools**", "", ", ".join(f"`{n}`" for n in tools.names())]
-    lines += ["", "**Modes**", ""]
-    lines += [f"- `{m.id}`: {m.description}" for m in MODES]
-    return "\n".join(lines)
-
-
-@dataclass(frozen=True, slots=True)
-class Mode:
-    """A permission mode as offered to clients."""
-
-    id: ModeId
-    name: str
-    description: str
-
-
-MODES = (
-    Mode("default", "Default", "Ask before every edit and command"),
-    Mode("accept_edits", "Accept edits", "Edit files inside the project without asking; ask before commands"),
-    Mode("plan", "Plan", "Read-only: explore and plan; edits and commands are refused"),
-    Mode("bypass_permissions", "Bypass permissions", "Run everything without asking (writes outside the project still ask)"),
-)
-
-THOUGHT_LEVELS: tuple[tuple[ThoughtLevel, str], ...] = (
-    ("off", "Off"),
-    ("low", "Low"),
-    ("medium", "Medium"),
-    ("high", "High"),
-)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from iac_code.agent.events import Event, TextContent, TextDelta, ToolCallStarted, ToolCallUpdated
+from iac_code.core.events import (
+    Event,
+    TextContent,
+    TextDelta,
+    ToolCallStarted,
+    ToolCallUpdated,
+)
 from iac_code.tools.base import ProgressSink
 
 MAX_LINES = 30

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from iac_code.config import SCRIPTED_MODEL, Settings
-from iac_code.providers.base import Provider
-from iac_code.providers.models import DEFAULT_MODEL, available_models, model_display_name
+from iac_code.core.provider import Provider
+from iac_code.providers.models import (
+    DEFAULT_MODEL,
+    available_models,
+    model_display_name,
+)
 
 
 def create_provider(model: str, settings: Settings) -> Provider:

@@ -47,7 +47,8 @@ from typing import Any
 import anthropic
 import httpx2  # the SDK's HTTP library: mid-stream transport errors surface as its exceptions
 
-from iac_code.agent.conversation import (
+from iac_code.config import Settings
+from iac_code.core.conversation import (
     ContentBlock,
     Message,
     RedactedThinkingBlock,
@@ -57,8 +58,7 @@ from iac_code.agent.conversation import (
     ToolUseBlock,
     valid_text,
 )
-from iac_code.config import Settings
-from iac_code.providers.base import (
+from iac_code.core.provider import (
     ErrorKind,
     MessageDone,
     ModelRequest,

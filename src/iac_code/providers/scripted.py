@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from iac_code.agent.conversation import (
+from iac_code.core.conversation import (
     ContentBlock,
     Message,
     TextBlock,
@@ -42,7 +42,7 @@ from iac_code.agent.conversation import (
     ToolUseBlock,
     estimate_tokens,
 )
-from iac_code.providers.base import (
+from iac_code.core.provider import (
     MessageDone,
     ModelRequest,
     ProviderError,

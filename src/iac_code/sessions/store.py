@@ -31,7 +31,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
 
-from iac_code.agent.conversation import Message, repair
+from iac_code.core.conversation import Message, repair
 from iac_code.redact import Redactor
 
 log = logging.getLogger(__name__)

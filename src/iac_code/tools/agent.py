@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from iac_code.providers.base import ProviderError
+from iac_code.core.provider import ProviderError
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from iac_code.agent.events import EventSink, Location, TextContent, ToolContent, ToolKind
+from iac_code.core.events import EventSink, Location, TextContent, ToolContent, ToolKind
 from iac_code.tools.files import printable
 
 Category = Literal["read", "write", "execute"]

@@ -23,7 +23,7 @@ import signal
 
 from pydantic import Field
 
-from iac_code.agent.events import TextContent
+from iac_code.core.events import TextContent
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.files import ArgvStr
 

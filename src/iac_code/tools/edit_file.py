@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from iac_code.agent.events import DiffContent, Location
+from iac_code.core.events import DiffContent, Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.files import (
     SNIFF_BYTES,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from iac_code.agent.events import PlanEntry, PlanUpdated
+from iac_code.core.events import PlanEntry, PlanUpdated
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 
 

@@ -15,7 +15,7 @@ from typing import BinaryIO
 
 from pydantic import Field
 
-from iac_code.agent.events import Location
+from iac_code.core.events import Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.files import (
     BOM,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from iac_code.providers.base import ToolSpec
+from iac_code.core.provider import ToolSpec
 from iac_code.tools.base import Tool
 
 

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from iac_code.agent.conversation import Message
+from iac_code.core.conversation import Message
 
 StopReason = Literal["end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal"]
 ErrorKind = Literal[
