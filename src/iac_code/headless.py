@@ -26,7 +26,7 @@ from iac_code.agent.loop import TurnResult
 from iac_code.agent.permissions import Answer, PermissionRequest
 from iac_code.agent.session import Session
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
-from iac_code.core import events as ev
+from iac_code.core import events
 from iac_code.core.conversation import TextBlock
 from iac_code.sessions.store import SessionNotFound, SessionStore
 
@@ -45,11 +45,11 @@ class HeadlessPrompter:
         return "allow_once" if request.tool_name in self.allow else "reject_once"
 
 
-def _event_type(event: ev.Event) -> str:
+def _event_type(event: events.Event) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", type(event).__name__).lower()
 
 
-def event_json(event: ev.Event) -> dict[str, Any]:
+def event_json(event: events.Event) -> dict[str, Any]:
     """An event as a JSON object with a `type` (`text_delta`, `tool_call_started`, ...)."""
     return {"type": _event_type(event), **dataclasses.asdict(event)}
 
@@ -67,20 +67,20 @@ class Printer:
         self._paragraph = False  # a tool call came after the last text: start a new paragraph
         self._mid_line = False  # the answer text written last did not end a line
 
-    async def emit(self, event: ev.Event) -> None:
+    async def emit(self, event: events.Event) -> None:
         """Receive one event of the turn."""
-        if isinstance(event, ev.TextDelta):
+        if isinstance(event, events.TextDelta):
             if self._paragraph:
                 self._paragraph = False
                 self.answer.append("\n\n")
                 if self.fmt == "text":
                     self.out.write("\n\n" if self._mid_line else "\n")
             self.answer.append(event.text)
-        elif isinstance(event, ev.ToolCallStarted):
+        elif isinstance(event, events.ToolCallStarted):
             self._paragraph = bool(self.answer)
             self.titles[event.tool_call_id] = event.title
             self.status[event.tool_call_id] = event.status
-        elif isinstance(event, ev.ToolCallUpdated):
+        elif isinstance(event, events.ToolCallUpdated):
             if event.title:
                 self.titles[event.tool_call_id] = event.title
             if event.status:
@@ -91,8 +91,8 @@ class Printer:
         elif self.fmt == "text":
             self._text(event)
 
-    def _text(self, event: ev.Event) -> None:
-        if isinstance(event, ev.TextDelta):
+    def _text(self, event: events.Event) -> None:
+        if isinstance(event, events.TextDelta):
             self.out.write(event.text)
             self.out.flush()
             self._mid_line = not event.text.endswith("\n")
@@ -100,7 +100,7 @@ class Printer:
         if self._mid_line and self.err is self.out:
             self.out.write("\n")
             self._mid_line = False
-        if isinstance(event, ev.ToolCallUpdated) and event.status in ("completed", "failed"):
+        if isinstance(event, events.ToolCallUpdated) and event.status in ("completed", "failed"):
             mark = "done" if event.status == "completed" else "failed"
             detail = ""
             if event.status == "failed" and isinstance(event.raw_output, dict):
@@ -111,7 +111,7 @@ class Printer:
                 elif event.raw_output.get("exit_code") is not None:
                     detail = f": exit code {event.raw_output['exit_code']}"
             self.err.write(f"[{mark}] {self.titles.get(event.tool_call_id, event.tool_call_id)}{detail}\n")
-        elif isinstance(event, ev.Notice):
+        elif isinstance(event, events.Notice):
             self.err.write(event.text.strip() + "\n")
 
     def finish(self, session: Session, result: TurnResult) -> None:

@@ -69,7 +69,7 @@ async def test_thinking_streams_and_its_signature_is_sent_back(fake, provider):
     fake.add(message(thinking("Let me think.", signature="sig-abc"), redacted_thinking("ENCRYPTED"), text("Done.")))
     events = await collect(provider, request(user_text("think"), thinking_budget=2048, max_tokens=8000))
 
-    assert "".join(e.thinking for e in events if isinstance(e, ThinkingDelta)) == "Let me think."
+    assert "".join(e.text for e in events if isinstance(e, ThinkingDelta)) == "Let me think."
     done = events[-1]
     assert done.message.content == [
         ThinkingBlock(thinking="Let me think.", signature="sig-abc"),

@@ -5,40 +5,40 @@ from __future__ import annotations
 from acp import helpers
 from acp.schema import SessionInfoUpdate, ToolCallLocation, UsageUpdate
 
-from iac_code.core import events as ev
+from iac_code.core import events
 
 
-def content_items(items: list[ev.ToolContent] | None):  # noqa: ANN202 - a list of ACP tool call content
+def content_items(items: list[events.ToolContent] | None):  # noqa: ANN202 - a list of ACP tool call content
     if items is None:
         return None
     out = []
     for item in items:
-        if isinstance(item, ev.DiffContent):
+        if isinstance(item, events.DiffContent):
             out.append(helpers.tool_diff_content(item.path, item.new_text, item.old_text))
         else:
             out.append(helpers.tool_content(helpers.text_block(item.text)))
     return out
 
 
-def location_items(items: list[ev.Location] | None) -> list[ToolCallLocation] | None:
+def location_items(items: list[events.Location] | None) -> list[ToolCallLocation] | None:
     if items is None:
         return None
     return [ToolCallLocation(path=loc.path, line=loc.line) for loc in items]
 
 
-def to_update(event: ev.Event):  # noqa: ANN201 - one of the SDK's SessionUpdate models
+def to_update(event: events.Event):  # noqa: ANN201 - one of the SDK's SessionUpdate models
     """The `session/update` payload for one agent event."""
-    if isinstance(event, ev.TextDelta):
+    if isinstance(event, events.TextDelta):
         return helpers.update_agent_message_text(event.text)
-    if isinstance(event, ev.ThinkingDelta):
+    if isinstance(event, events.ThinkingDelta):
         return helpers.update_agent_thought_text(event.text)
-    if isinstance(event, ev.UserText):
+    if isinstance(event, events.UserText):
         return helpers.update_user_message_text(event.text)
-    if isinstance(event, ev.UserAttachment):
+    if isinstance(event, events.UserAttachment):
         if event.text is None:
             return helpers.update_user_message(helpers.resource_link_block(event.name, event.uri))
         return helpers.update_user_message(helpers.resource_block(helpers.embedded_text_resource(event.uri, event.text)))
-    if isinstance(event, ev.ToolCallStarted):
+    if isinstance(event, events.ToolCallStarted):
         return helpers.start_tool_call(
             event.tool_call_id,
             event.title,
@@ -48,7 +48,7 @@ def to_update(event: ev.Event):  # noqa: ANN201 - one of the SDK's SessionUpdate
             locations=location_items(event.locations) if event.locations else None,
             raw_input=event.raw_input,
         )
-    if isinstance(event, ev.ToolCallUpdated):
+    if isinstance(event, events.ToolCallUpdated):
         return helpers.update_tool_call(
             event.tool_call_id,
             title=event.title,
@@ -59,14 +59,14 @@ def to_update(event: ev.Event):  # noqa: ANN201 - one of the SDK's SessionUpdate
             raw_input=event.raw_input,
             raw_output=event.raw_output,
         )
-    if isinstance(event, ev.PlanUpdated):
+    if isinstance(event, events.PlanUpdated):
         return helpers.update_plan(
             [helpers.plan_entry(e.content, priority=e.priority, status=e.status) for e in event.entries]
         )
-    if isinstance(event, ev.UsageUpdated):
+    if isinstance(event, events.UsageUpdated):
         return UsageUpdate(session_update="usage_update", used=event.used, size=event.size)
-    if isinstance(event, ev.Notice):
+    if isinstance(event, events.Notice):
         return helpers.update_agent_message_text(event.text)
-    if isinstance(event, ev.TitleChanged):
+    if isinstance(event, events.TitleChanged):
         return SessionInfoUpdate(session_update="session_info_update", title=event.title)
     raise TypeError(f"no ACP update for {type(event).__name__}")

@@ -27,7 +27,6 @@ from iac_code.agent.permissions import (
     PermissionPrompter,
     PermissionRequest,
 )
-from iac_code.core import provider as pb
 from iac_code.core.conversation import (
     ContentBlock,
     Conversation,
@@ -48,6 +47,14 @@ from iac_code.core.events import (
     ToolCallUpdated,
     UsageUpdated,
 )
+from iac_code.core.provider import (
+    MessageDone,
+    ModelRequest,
+    Provider,
+    ProviderError,
+    ToolUseStart,
+    Usage,
+)
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.registry import ToolRegistry
 
@@ -64,8 +71,8 @@ class TurnResult:
     model error that ended it, if one did."""
 
     stop_reason: str
-    usage: pb.Usage
-    failure: pb.ProviderError | None = None
+    usage: Usage
+    failure: ProviderError | None = None
 
     @property
     def error(self) -> str | None:
@@ -101,7 +108,7 @@ class _Cancelled(Exception):
 
 @dataclass(slots=True)
 class _TurnState:
-    usage: pb.Usage = field(default_factory=pb.Usage)
+    usage: Usage = field(default_factory=Usage)
     open_calls: set[str] = field(default_factory=set)
     partial: list[ContentBlock] = field(default_factory=list)
     partial_text: list[str] = field(default_factory=list)
@@ -121,7 +128,7 @@ class AgentLoop:
     def __init__(
         self,
         *,
-        provider: pb.Provider,
+        provider: Provider,
         tools: ToolRegistry,
         conversation: Conversation,
         policy: PermissionPolicy,
@@ -170,7 +177,7 @@ class AgentLoop:
             requests += 1
             try:
                 done = await self._request(state)
-            except pb.ProviderError as exc:
+            except ProviderError as exc:
                 log.warning("model request failed (%s): %s", exc.kind, exc.message)
                 self._keep_partial(state)
                 for call_id in sorted(state.open_calls):
@@ -195,8 +202,8 @@ class AgentLoop:
                 return TurnResult(stop, state.usage)
             return TurnResult("end_turn", state.usage)
 
-    async def _request(self, state: _TurnState) -> pb.MessageDone:
-        request = pb.ModelRequest(
+    async def _request(self, state: _TurnState) -> MessageDone:
+        request = ModelRequest(
             model=self.config.model,
             system=self.config.system_prompt,
             messages=list(self.conversation.messages),
@@ -206,14 +213,13 @@ class AgentLoop:
             purpose=self.config.purpose,  # type: ignore[arg-type]
         )
         state.partial, state.partial_text = [], []
-        done: pb.MessageDone | None = None
+        done: MessageDone | None = None
         async for event in self.provider.stream(request):
-            if isinstance(event, pb.TextDelta):
-                state.partial_text.append(event.text)
-                await self.emit(TextDelta(event.text))
-            elif isinstance(event, pb.ThinkingDelta):
-                await self.emit(ThinkingDelta(event.thinking))
-            elif isinstance(event, pb.ToolUseStart):
+            if isinstance(event, TextDelta | ThinkingDelta):
+                if isinstance(event, TextDelta):
+                    state.partial_text.append(event.text)
+                await self.emit(event)
+            elif isinstance(event, ToolUseStart):
                 state.flush_text()
                 tool = self.tools.get(event.name)
                 state.open_calls.add(event.id)
@@ -225,10 +231,10 @@ class AgentLoop:
                         status="pending",
                     )
                 )
-            elif isinstance(event, pb.MessageDone):
+            elif isinstance(event, MessageDone):
                 done = event
         if done is None:
-            raise pb.ProviderError("incomplete", "the response ended without a final message")
+            raise ProviderError("incomplete", "the response ended without a final message")
         state.usage.add(done.usage)
         self._last_context = done.usage.context_tokens + done.usage.output_tokens
         self._last_count = len(self.conversation.messages) + 1
@@ -412,7 +418,7 @@ class AgentLoop:
             return
         try:
             outcome = await compaction.compact(self.conversation, self.provider, self.config.model, keep_turns=1)
-        except pb.ProviderError as exc:  # not fatal: the request may still fit
+        except ProviderError as exc:  # not fatal: the request may still fit
             log.warning("context compaction failed (%s): %s", exc.kind, exc.message)
             await self.emit(Notice(f"\n\n_context compaction failed: {exc.describe()}_\n\n"))
             return

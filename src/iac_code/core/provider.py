@@ -1,7 +1,9 @@
 """The provider protocol: how the agent loop asks a model for the next assistant message.
 
 A provider streams `ProviderEvent`s for one model request and ends with exactly one
-`MessageDone` carrying the complete assistant `Message`, its stop reason and its usage. Failures
+`MessageDone` carrying the complete assistant `Message`, its stop reason and its usage. Answer
+and reasoning text stream as the core's own `TextDelta`/`ThinkingDelta` events, which the loop
+forwards to the client as they are. Failures
 are raised as `ProviderError` with a `kind` the loop can report; nothing provider-specific (no
 SDK type) crosses this boundary.
 """
@@ -13,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from iac_code.core.conversation import Message
+from iac_code.core.events import TextDelta, ThinkingDelta
 
 StopReason = Literal["end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal"]
+"""Why the model stopped (the Messages API's stop reasons this agent acts on)."""
 ErrorKind = Literal[
     "overloaded",
     "rate_limited",
@@ -99,20 +103,6 @@ class ModelRequest:
 
 
 @dataclass(slots=True)
-class TextDelta:
-    """Streamed answer text."""
-
-    text: str
-
-
-@dataclass(slots=True)
-class ThinkingDelta:
-    """Streamed reasoning text."""
-
-    thinking: str
-
-
-@dataclass(slots=True)
 class ToolUseStart:
     """A `tool_use` block started; its input is still streaming."""
 
@@ -122,10 +112,10 @@ class ToolUseStart:
 
 @dataclass(slots=True)
 class MessageDone:
-    """The response is complete. `stop_reason` is one of `StopReason`."""
+    """The response is complete."""
 
     message: Message
-    stop_reason: str
+    stop_reason: StopReason
     usage: Usage
 
 

@@ -64,6 +64,7 @@ from iac_code.core.provider import (
     ModelRequest,
     ProviderError,
     ProviderEvent,
+    StopReason,
     TextDelta,
     ThinkingDelta,
     ToolUseStart,
@@ -99,7 +100,7 @@ CACHE_CONTROL = {"type": "ephemeral"}
 
 NO_CREDENTIALS = "no Anthropic credentials: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"
 
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",
     "stop_sequence": "stop_sequence",
     "tool_use": "tool_use",
@@ -338,8 +339,8 @@ class _Replay:
             shown.text = max(shown.text, self._text)
             return TextDelta(fresh) if fresh else None
         if isinstance(event, ThinkingDelta):
-            start, self._thinking = self._thinking, self._thinking + len(event.thinking)
-            fresh = event.thinking[max(0, shown.thinking - start) :]
+            start, self._thinking = self._thinking, self._thinking + len(event.text)
+            fresh = event.text[max(0, shown.thinking - start) :]
             shown.thinking = max(shown.thinking, self._thinking)
             return ThinkingDelta(fresh) if fresh else None
         if isinstance(event, ToolUseStart):
@@ -429,7 +430,7 @@ class _MessageBuilder:
             block.parts.append(delta.partial_json)
         return []
 
-    def finish(self, tool_use_ids: list[str]) -> tuple[Message, str, Usage]:
+    def finish(self, tool_use_ids: list[str]) -> tuple[Message, StopReason, Usage]:
         """The complete message, its provider stop reason and usage.
 
         Tool uses take the ids in `tool_use_ids` by position (the ids announced to the client).

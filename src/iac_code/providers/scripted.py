@@ -47,6 +47,7 @@ from iac_code.core.provider import (
     ModelRequest,
     ProviderError,
     ProviderEvent,
+    StopReason,
     TextDelta,
     ThinkingDelta,
     ToolUseStart,
@@ -87,7 +88,7 @@ class ScriptTurn(BaseModel):
 
     match: str | None = None
     blocks: list[ScriptBlock] = Field(default_factory=list)
-    stop_reason: Literal["end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal"] | None = None
+    stop_reason: StopReason | None = None
     chunk_delay_ms: float = Field(default=0, ge=0)
 
 
