@@ -27,7 +27,7 @@ class AgentInput(ToolInput):
     )
 
 
-class AgentTool(Tool):
+class AgentTool(Tool[AgentInput]):
     """Run a read-only sub-agent on a task; its final answer is the result."""
 
     name = "agent"
@@ -42,14 +42,14 @@ class AgentTool(Tool):
     kind = "execute"
     category = "execute"
 
-    def title(self, params: AgentInput | None) -> str:  # type: ignore[override]
+    def title(self, params: AgentInput | None) -> str:
         lines = [] if params is None else ((params.description or "").strip() or params.prompt.strip()).splitlines()
         if not lines:
             return "Sub-agent"
         label = lines[0]
         return f"Sub-agent: {label if len(label) <= 60 else label[:59] + '…'}"
 
-    async def run(self, params: AgentInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: AgentInput, ctx: ToolContext) -> ToolResult:
         if ctx.run_subagent is None:
             return ToolResult.error("Sub-agents are not available here; do the task with your own tools.")
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -106,41 +106,49 @@ class ToolContext:
             await self.progress(content)
 
 
-class Tool:
-    """Base class of the agent's tools. Subclasses set the class attributes and `run`."""
+InputT = TypeVar("InputT", bound=ToolInput)
+"""A tool's input model."""
+
+
+class Tool(Generic[InputT]):
+    """Base class of the agent's tools, generic in the input model: `class GlobTool(Tool[GlobInput])`.
+
+    Subclasses set the class attributes (`input_model` is the class `InputT`) and `run`; the
+    other methods receive the validated input as that class.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str]
-    input_model: ClassVar[type[ToolInput]]
+    input_model: type[InputT]
     kind: ClassVar[ToolKind]
     category: ClassVar[Category]
 
-    def title(self, params: ToolInput | None) -> str:
+    def title(self, params: InputT | None) -> str:
         """A short human title for the client: "Read main.tf", "Run `terraform fmt`".
 
         `params` is None while the input is still streaming.
         """
         return self.name
 
-    def paths(self, params: ToolInput, ctx: ToolContext) -> list[Path]:
+    def paths(self, params: InputT, ctx: ToolContext) -> list[Path]:
         """The absolute paths (symlinks resolved) this call reads or writes; used by permissions."""
         return []
 
-    def locations(self, params: ToolInput, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: InputT, ctx: ToolContext) -> list[Location]:
         """Files to show as the call's locations (default: `paths`)."""
         return [Location(str(p)) for p in self.paths(params, ctx)]
 
-    async def preview(self, params: ToolInput, ctx: ToolContext) -> ToolPreview | None:
+    async def preview(self, params: InputT, ctx: ToolContext) -> ToolPreview | None:
         """Content to show before the call runs (a diff for edits), or None."""
         return None
 
-    async def run(self, params: ToolInput, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: InputT, ctx: ToolContext) -> ToolResult:
         """Run the call. Errors are returned as `ToolResult.error`, not raised."""
         raise NotImplementedError
 
     # ----- helpers shared by every tool -----
 
-    def parse(self, raw: dict[str, Any]) -> ToolInput | str:
+    def parse(self, raw: dict[str, Any]) -> InputT | str:
         """Validate raw model input; returns the input model or an error message for the model."""
         try:
             return self.input_model.model_validate(raw)

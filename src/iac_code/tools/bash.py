@@ -65,7 +65,7 @@ class BashInput(ToolInput):
     )
 
 
-class BashTool(Tool):
+class BashTool(Tool[BashInput]):
     """Run a bash command without a terminal; report its output (head and tail) and exit code.
 
     The result fails when the exit code is not 0 or the command timed out; its `rawOutput` is
@@ -84,7 +84,7 @@ class BashTool(Tool):
     kind = "execute"
     category = "execute"
 
-    def title(self, params: BashInput | None) -> str:  # type: ignore[override]
+    def title(self, params: BashInput | None) -> str:
         if params is None:
             return "Run command"
         lines = params.command.strip().splitlines() or [params.command]
@@ -95,13 +95,13 @@ class BashTool(Tool):
             command += " …"
         return f"Run `{command}`"
 
-    async def preview(self, params: BashInput, ctx: ToolContext) -> ToolPreview:  # type: ignore[override]
+    async def preview(self, params: BashInput, ctx: ToolContext) -> ToolPreview:
         text = f"$ {params.command}"
         if params.description:
             text = f"{params.description}\n\n{text}"
         return ToolPreview(content=[TextContent(text)])
 
-    async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:
         timeout = params.timeout or DEFAULT_TIMEOUT
         read_fd, write_fd = os.pipe()
         try:

@@ -63,7 +63,7 @@ class EditFileInput(ToolInput):
     )
 
 
-class EditFileTool(Tool):
+class EditFileTool(Tool[EditFileInput]):
     """Replace exact text in a file (one occurrence, or all with `replace_all`)."""
 
     name = "edit_file"
@@ -77,20 +77,20 @@ class EditFileTool(Tool):
     kind = "edit"
     category = "write"
 
-    def title(self, params: EditFileInput | None) -> str:  # type: ignore[override]
+    def title(self, params: EditFileInput | None) -> str:
         return "Edit file" if params is None else f"Edit {params.path}"
 
-    def paths(self, params: EditFileInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+    def paths(self, params: EditFileInput, ctx: ToolContext) -> list[Path]:
         return [resolve_arg(ctx.cwd, params.path)]
 
-    async def preview(self, params: EditFileInput, ctx: ToolContext) -> ToolPreview:  # type: ignore[override]
+    async def preview(self, params: EditFileInput, ctx: ToolContext) -> ToolPreview:
         path = resolve_arg(ctx.cwd, params.path)
         edit = _prepare(path, ctx.cwd, params)
         if isinstance(edit, str):
             return ToolPreview(error=edit)
         return ToolPreview(content=[edit.diff(path)], locations=[Location(str(path), edit.first_line)])
 
-    async def run(self, params: EditFileInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: EditFileInput, ctx: ToolContext) -> ToolResult:
         path = resolve_arg(ctx.cwd, params.path)
         name = shown(path, ctx.cwd)
         edit = _prepare(path, ctx.cwd, params)

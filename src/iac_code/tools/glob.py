@@ -36,7 +36,7 @@ class GlobInput(ToolInput):
     )
 
 
-class GlobTool(Tool):
+class GlobTool(Tool[GlobInput]):
     """Find files whose path matches a glob pattern, most recently modified first."""
 
     name = "glob"
@@ -49,12 +49,12 @@ class GlobTool(Tool):
     kind = "search"
     category = "read"
 
-    def title(self, params: GlobInput | None) -> str:  # type: ignore[override]
+    def title(self, params: GlobInput | None) -> str:
         if params is None:
             return "Glob"
         return f"Glob {params.pattern}" + (f" in {params.path}" if params.path else "")
 
-    def paths(self, params: GlobInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+    def paths(self, params: GlobInput, ctx: ToolContext) -> list[Path]:
         return [self._target(params, ctx)[0]]
 
     @staticmethod
@@ -64,7 +64,7 @@ class GlobTool(Tool):
         base = params.path or "."
         return resolve_arg(ctx.cwd, os.path.join(base, prefix) if prefix else base), rest
 
-    async def run(self, params: GlobInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: GlobInput, ctx: ToolContext) -> ToolResult:
         root, pattern = self._target(params, ctx)
         name = shown(root, ctx.cwd)
         st = try_stat(root)

@@ -88,7 +88,7 @@ class GrepInput(ToolInput):
     )
 
 
-class GrepTool(Tool):
+class GrepTool(Tool[GrepInput]):
     """Search file contents with a regular expression (ripgrep, or an equivalent Python search)."""
 
     name = "grep"
@@ -103,7 +103,7 @@ class GrepTool(Tool):
     kind = "search"
     category = "read"
 
-    def title(self, params: GrepInput | None) -> str:  # type: ignore[override]
+    def title(self, params: GrepInput | None) -> str:
         if params is None:
             return "Grep"
         title = f"Grep `{params.pattern}`"
@@ -111,10 +111,10 @@ class GrepTool(Tool):
             title += f" in {params.path}"
         return title + (f" ({params.glob})" if params.glob else "")
 
-    def paths(self, params: GrepInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+    def paths(self, params: GrepInput, ctx: ToolContext) -> list[Path]:
         return [resolve_arg(ctx.cwd, params.path)]
 
-    async def run(self, params: GrepInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: GrepInput, ctx: ToolContext) -> ToolResult:
         root = resolve_arg(ctx.cwd, params.path)
         name = shown(root, ctx.cwd)
         st = try_stat(root)

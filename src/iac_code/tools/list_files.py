@@ -29,7 +29,7 @@ class ListFilesInput(ToolInput):
     )
 
 
-class ListFilesTool(Tool):
+class ListFilesTool(Tool[ListFilesInput]):
     """List one directory level: names sorted, directories ending in `/`, links with their targets."""
 
     name = "list_files"
@@ -42,16 +42,16 @@ class ListFilesTool(Tool):
     kind = "read"
     category = "read"
 
-    def title(self, params: ListFilesInput | None) -> str:  # type: ignore[override]
+    def title(self, params: ListFilesInput | None) -> str:
         if params is None:
             return "List files"
         path = params.path or "."
         return f"List {path if path.endswith('/') else path + '/'}"
 
-    def paths(self, params: ListFilesInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+    def paths(self, params: ListFilesInput, ctx: ToolContext) -> list[Path]:
         return [resolve_arg(ctx.cwd, params.path)]
 
-    async def run(self, params: ListFilesInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: ListFilesInput, ctx: ToolContext) -> ToolResult:
         path = resolve_arg(ctx.cwd, params.path)
         name = shown(path, ctx.cwd)
         st = try_stat(path)

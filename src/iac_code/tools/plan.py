@@ -20,7 +20,7 @@ class UpdatePlanInput(ToolInput):
     entries: list[PlanItem] = Field(description="The whole plan, in order; it replaces the previous one.")
 
 
-class UpdatePlanTool(Tool):
+class UpdatePlanTool(Tool[UpdatePlanInput]):
     """Publish the task list (a `plan` session update); changes nothing on disk."""
 
     name = "update_plan"
@@ -34,13 +34,13 @@ class UpdatePlanTool(Tool):
     kind = "other"
     category = "read"
 
-    def title(self, params: UpdatePlanInput | None) -> str:  # type: ignore[override]
+    def title(self, params: UpdatePlanInput | None) -> str:
         if params is None:
             return "Update plan"
         done = sum(1 for e in params.entries if e.status == "completed")
         return f"Update plan ({done}/{len(params.entries)} done)"
 
-    async def run(self, params: UpdatePlanInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: UpdatePlanInput, ctx: ToolContext) -> ToolResult:
         entries = [PlanEntry(e.content, e.status, e.priority) for e in params.entries]
         if ctx.emit is not None:
             await ctx.emit(PlanUpdated(entries))

@@ -49,7 +49,7 @@ class ReadFileInput(ToolInput):
     )
 
 
-class ReadFileTool(Tool):
+class ReadFileTool(Tool[ReadFileInput]):
     """Read a text file as numbered lines; binary files are refused with a one-line description."""
 
     name = "read_file"
@@ -65,7 +65,7 @@ class ReadFileTool(Tool):
     kind = "read"
     category = "read"
 
-    def title(self, params: ReadFileInput | None) -> str:  # type: ignore[override]
+    def title(self, params: ReadFileInput | None) -> str:
         if params is None:
             return "Read file"
         if params.start_line is None and params.end_line is None:
@@ -74,13 +74,13 @@ class ReadFileTool(Tool):
             return f"Read {params.path} (from line {params.start_line})"
         return f"Read {params.path} (lines {params.start_line or 1}-{params.end_line})"
 
-    def paths(self, params: ReadFileInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+    def paths(self, params: ReadFileInput, ctx: ToolContext) -> list[Path]:
         return [resolve_arg(ctx.cwd, params.path)]
 
-    def locations(self, params: ReadFileInput, ctx: ToolContext) -> list[Location]:  # type: ignore[override]
+    def locations(self, params: ReadFileInput, ctx: ToolContext) -> list[Location]:
         return [Location(str(resolve_arg(ctx.cwd, params.path)), params.start_line)]
 
-    async def run(self, params: ReadFileInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: ReadFileInput, ctx: ToolContext) -> ToolResult:
         start = params.start_line or 1
         if params.end_line is not None and params.end_line < start:
             return ToolResult.error(f"end_line ({params.end_line}) is before start_line ({start}).")

@@ -52,7 +52,7 @@ class FetchRefused(Exception):
     """The URL may not be fetched (scheme, host or address); the message says why."""
 
 
-class WebFetchTool(Tool):
+class WebFetchTool(Tool[WebFetchInput]):
     """Fetch a web page or text document over http(s); HTML comes back as Markdown."""
 
     name = "web_fetch"
@@ -66,10 +66,10 @@ class WebFetchTool(Tool):
     kind = "fetch"
     category = "read"
 
-    def title(self, params: WebFetchInput | None) -> str:  # type: ignore[override]
+    def title(self, params: WebFetchInput | None) -> str:
         return "Fetch" if params is None else f"Fetch {params.url}"
 
-    async def run(self, params: WebFetchInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: WebFetchInput, ctx: ToolContext) -> ToolResult:
         import httpx  # deferred: start-up time
 
         try:

@@ -40,7 +40,7 @@ class WriteFileInput(ToolInput):
     content: str = Field(description="The complete new content of the file, written exactly as given (include the final newline if the file should end with one).")
 
 
-class WriteFileTool(Tool):
+class WriteFileTool(Tool[WriteFileInput]):
     """Create or overwrite a file; the call shows a diff against the previous content."""
 
     name = "write_file"
@@ -53,13 +53,13 @@ class WriteFileTool(Tool):
     kind = "edit"
     category = "write"
 
-    def title(self, params: WriteFileInput | None) -> str:  # type: ignore[override]
+    def title(self, params: WriteFileInput | None) -> str:
         return "Write file" if params is None else f"Write {params.path}"
 
-    def paths(self, params: WriteFileInput, ctx: ToolContext) -> list[Path]:  # type: ignore[override]
+    def paths(self, params: WriteFileInput, ctx: ToolContext) -> list[Path]:
         return [resolve_arg(ctx.cwd, params.path)]
 
-    async def preview(self, params: WriteFileInput, ctx: ToolContext) -> ToolPreview:  # type: ignore[override]
+    async def preview(self, params: WriteFileInput, ctx: ToolContext) -> ToolPreview:
         if error := unencodable(params.content, "content"):
             return ToolPreview(error=error)
         path = resolve_arg(ctx.cwd, params.path)
@@ -68,7 +68,7 @@ class WriteFileTool(Tool):
             return ToolPreview(error=old.message)
         return ToolPreview(content=[DiffContent(str(path), params.content, old)], locations=[Location(str(path))])
 
-    async def run(self, params: WriteFileInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, params: WriteFileInput, ctx: ToolContext) -> ToolResult:
         path = resolve_arg(ctx.cwd, params.path)
         name = shown(path, ctx.cwd)
         if error := unencodable(params.content, "content"):
