@@ -4,6 +4,7 @@
     iac-code acp [--http ADDR]      serve the Agent Client Protocol on stdio (what editors spawn) or HTTP
     iac-code -p PROMPT [OPTIONS]    headless: run one prompt here and print the answer
     iac-code demo [--headless]      play the bundled demo on a copy of the example project
+    iac-code validate [PATH ...]    check IaC files offline (exit 0 clean, 1 errors, 2 bad usage)
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 import os
 import sys
 
-SUBCOMMANDS = ("acp", "demo")
+SUBCOMMANDS = ("acp", "demo", "validate")
 MODES = ("default", "accept_edits", "plan", "bypass_permissions")
 
 
@@ -90,6 +91,18 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(headless=args.headless, keep=args.keep)
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from iac_code.iac.command import run
+
+    from iac_code.config import default_config_dir
+    from iac_code.iac.engine import config_options
+
+    conf = config_options(default_config_dir())
+    return run(args.paths, output_format=args.format, kind=args.kind, ignore=[*conf.ignore, *(args.ignore or [])],
+               kubernetes_version=args.kubernetes_version or conf.kubernetes_version,
+               terraform_validate=args.terraform_validate)
+
+
 def _tui(argv: list[str]) -> int:
     """Start the terminal app as its own program (the two packages share nothing but ACP)."""
     os.execv(sys.executable, [sys.executable, "-m", "iac_tui", *argv])
@@ -124,6 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--headless", action="store_true", help="play it without the terminal app, approving every step")
     demo.add_argument("--keep", action="store_true", help="keep the temporary project directory afterwards")
     demo.set_defaults(run=_demo)
+    val = sub.add_parser("validate", help="check Terraform, CloudFormation, ROS, Kubernetes and YAML files offline")
+    val.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    val.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    val.add_argument("--kind", choices=("auto", "terraform", "cloudformation", "ros", "kubernetes"), default="auto")
+    val.add_argument("--ignore", action="append", metavar="RULE", help="a rule id to silence (repeatable; 'cfn.W*' for a prefix)")
+    val.add_argument("--kubernetes-version", metavar="X.Y", help="Kubernetes version of the schemas (1.25-1.37)")
+    val.add_argument("--terraform-validate", action="store_true",
+                     help="also run `terraform validate` in initialised directories (starts their provider plugins)")
+    val.set_defaults(run=_validate)
     return parser
 
 

@@ -1,0 +1,273 @@
+"""The validation engine: files -> kind -> the format's checks -> diagnostics, filtered by
+ignore comments and ignored rules.
+
+`validate(paths, options)` is what `iac-code validate` and the `validate` tool run;
+`new_problems(path, before, after)` is the post-edit feedback (problems the edit introduced in
+the file's module or template). Nothing from the project is executed: files are only read,
+except that `terraform fmt` (and, when asked, `terraform validate`) run when the binary is on PATH.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from iac_code.iac import cloudformation, kubernetes, ros, tfcli
+from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.discovery import YAML_SUFFIXES, Reader, discover
+from iac_code.iac.jsonsyntax import load_json
+from iac_code.iac.terraform import check_module, local_source_dir
+from iac_code.iac.tfmodule import Module, load_module, parse_cached, tf_kind
+from iac_code.iac.tfnetwork import literal_cidrs, module_values, network_checks
+from iac_code.iac.yamlsyntax import PosDict, load as load_yaml
+
+KINDS = ("auto", "terraform", "cloudformation", "ros", "kubernetes")
+_IGNORE = re.compile(r"iac-code:\s*ignore\[([^\]]*)\]")
+_HELM = re.compile(r"\{\{-?\s|\{\{\.|\{\{[A-Za-z]")
+
+
+@dataclass(slots=True)
+class Options:
+    """How to validate: `kind` restricts the formats; `ignore` lists rule ids ("x.*" prefixes);
+    `terraform_cli` allows `terraform fmt`; `terraform_validate` also `terraform validate`."""
+
+    kind: str = "auto"
+    ignore: tuple[str, ...] = ()
+    kubernetes_version: str | None = None
+    terraform_cli: bool = True
+    terraform_validate: bool = False
+    overlay: dict[Path, str | None] = field(default_factory=dict)
+
+
+def config_options(config_dir: Path) -> Options:
+    """Options from `validate` in `<config_dir>/config.json`: `{"validate": {"ignore": [rule ids],
+    "kubernetes_version": "1.30"}}`. A missing or malformed file or key gives the defaults."""
+    import json
+
+    try:
+        conf = json.loads((config_dir / "config.json").read_text(encoding="utf-8")).get("validate") or {}
+    except (OSError, ValueError, AttributeError):
+        conf = {}
+    if not isinstance(conf, dict):
+        conf = {}
+    ignore = conf.get("ignore") if isinstance(conf.get("ignore"), list) else []
+    version = conf.get("kubernetes_version")
+    return Options(ignore=tuple(str(r) for r in ignore), kubernetes_version=str(version) if version else None)
+
+
+def validate(paths: list[Path], options: Options | None = None) -> list[Diagnostic]:
+    """Diagnostics for the IaC files under `paths`, sorted, ignore comments and rules applied."""
+    options = options or Options()
+    reader = Reader(options.overlay)
+    files = [f for f in discover(paths) if reader.exists(f)]
+    files += [p for p, t in options.overlay.items() if t is not None and p not in files and any(p.is_relative_to(x.absolute()) or p == x.absolute() for x in paths)]
+    out: list[Diagnostic] = []
+    tf_dirs: dict[Path, list[Path]] = {}
+    for f in files:
+        if tf_kind(f) is not None:
+            if options.kind in ("auto", "terraform"):
+                tf_dirs.setdefault(f.parent, []).append(f)
+        else:
+            out += _guarded(f, lambda f=f: _check_document(f, reader, options))
+    out += _check_terraform(tf_dirs, reader, options)
+    return finish(out, reader, options.ignore)
+
+
+def _guarded(path: Path, check) -> list[Diagnostic]:
+    """Run a check; a bug in it becomes one diagnostic instead of ending the run."""
+    try:
+        return check()
+    except RecursionError:
+        return [diag(path, 1, 1, "error", "internal", "the file nests too deeply to validate")]
+    except Exception as exc:  # noqa: BLE001 - validation must never crash on input
+        return [diag(path, 1, 1, "warning", "internal", f"the validator failed on this input: {type(exc).__name__}: {exc}")]
+
+
+def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: Options) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    modules: dict[Path, Module | None] = {}
+
+    def load(directory: Path) -> Module | None:
+        if directory not in modules:
+            modules[directory] = None
+            files = tf_dirs.get(directory)
+            if files is None:
+                try:
+                    files = [p for p in directory.iterdir() if tf_kind(p) in ("tf", "tfjson") and reader.exists(p)]
+                except OSError:
+                    files = []
+                files += [p for p, t in reader.overlay.items() if t is not None and p.parent == directory and p not in files and tf_kind(p)]
+            if any(tf_kind(p) in ("tf", "tfjson") for p in files):
+                modules[directory], _ = load_module(directory, files, reader)
+        return modules[directory]
+
+    called: set[Path] = set()
+    for directory, files in tf_dirs.items():
+        if not any(tf_kind(p) in ("tf", "tfjson") for p in files):
+            out += _tfvars_only(files, reader)
+            continue
+        mod, problems = load_module(directory, files, reader)
+        modules[directory] = mod
+        out += problems
+        first = sorted(files)[0]
+        out += _guarded(first, lambda mod=mod: check_module(mod, load))
+        for decl in mod.blocks:
+            if decl.block.type == "module" and (child := local_source_dir(mod, decl.block)) is not None:
+                called.add(child)
+        for path in mod.files:
+            text = reader(path)
+            if isinstance(text, str) and tf_kind(path) in ("tf", "tfvars"):
+                body = parse_cached(text)
+                if not isinstance(body, Exception):
+                    out += _guarded(path, lambda path=path, body=body: literal_cidrs(path, body.attrs, body.blocks))
+        if options.terraform_cli and not reader.overlay:
+            broken = {d.file for d in problems if d.severity == "error"}
+            out += tfcli.fmt_check(directory, [f for f in mod.files if f not in broken])
+            if options.terraform_validate:
+                out += tfcli.validate(directory)
+    for directory in tf_dirs:
+        mod = modules.get(directory)
+        if mod is not None and mod.blocks and directory not in called:
+            out += _guarded(sorted(tf_dirs[directory])[0], lambda mod=mod: network_checks(mod, module_values(mod), load))
+    return out
+
+
+def _tfvars_only(files: list[Path], reader: Reader) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for path in files:
+        text = reader(path)
+        if not isinstance(text, str):
+            out.append(text)
+            continue
+        if tf_kind(path) == "tfvarsjson":
+            out += load_json(path, text)[1]
+            continue
+        body = parse_cached(text)
+        if isinstance(body, Exception):
+            out.append(_syntax(path, body))
+        else:
+            out += literal_cidrs(path, body.attrs, body.blocks)
+    return out
+
+
+def _syntax(path: Path, exc) -> Diagnostic:
+    return diag(path, exc.line, exc.column, "error", "hcl.syntax", exc.message)
+
+
+def _check_document(path: Path, reader: Reader, options: Options) -> list[Diagnostic]:
+    text = reader(path)
+    if not isinstance(text, str):
+        return [text]
+    is_yaml = path.name.endswith(YAML_SUFFIXES)
+    if is_yaml and _HELM.search(text):
+        return []  # a Helm/Go template, not YAML until rendered
+    out: list[Diagnostic] = []
+    if not is_yaml and text.lstrip().startswith(("{", "[")):
+        value, problems = load_json(path, text)
+        if problems and value is None:
+            return problems
+        out += problems
+    docs, problems = load_yaml(path, text)
+    if not is_yaml and problems:
+        problems = []  # valid JSON that PyYAML reads differently: positions only from JSON
+    out += problems
+    values = [d.value for d in docs]
+    kind = options.kind
+    if kind == "auto":
+        if any(cloudformation.is_cloudformation(v) for v in values):
+            kind = "cloudformation"
+        elif any(ros.is_ros(v) for v in values):
+            kind = "ros"
+        elif any(kubernetes.is_manifest(v) for v in values):
+            kind = "kubernetes"
+        else:
+            kind = "yaml"
+    if any(p.rule == "yaml.syntax" for p in problems):
+        return out
+    if kind == "cloudformation":
+        out += _cfn(path, text, out)
+    elif kind == "ros":
+        for v in values:
+            if isinstance(v, PosDict):
+                out += ros.check(path, v)
+    elif kind == "kubernetes":
+        for v in values:
+            if isinstance(v, PosDict) and (kubernetes.is_manifest(v) or "apiVersion" in v or "kind" in v):
+                out += kubernetes.check(path, v, options.kubernetes_version)
+    return out
+
+
+def _cfn(path: Path, text: str, problems: list[Diagnostic]) -> list[Diagnostic]:
+    dup = any(p.rule.endswith("duplicate-key") for p in problems)
+    return [d for d in cloudformation.check(path, text) if not (dup and d.rule == "cfn.E0000" and d.message.startswith("Duplicate"))]
+
+
+def finish(found: list[Diagnostic], reader: Reader, ignore: tuple[str, ...] | list[str]) -> list[Diagnostic]:
+    """Deduplicate, drop ignored rules and lines carrying `iac-code: ignore[rule]`, sort."""
+    unique = {(d.file, d.line, d.column, d.rule, d.message): d for d in found}
+    out = []
+    for d in unique.values():
+        if _rule_ignored(d.rule, ignore) or _comment_ignored(d, reader):
+            continue
+        out.append(d)
+    return sorted(out, key=Diagnostic.sort_key)
+
+
+def _rule_ignored(rule: str, ignore) -> bool:
+    for pattern in ignore:
+        if rule == pattern or (pattern.endswith("*") and rule.startswith(pattern[:-1])):
+            return True
+    return False
+
+
+def _comment_ignored(d: Diagnostic, reader: Reader) -> bool:
+    text = reader(d.file)
+    if not isinstance(text, str) or "iac-code:" not in text:
+        return False
+    lines = text.split("\n")
+    for n in (d.line, d.line - 1):
+        if 1 <= n <= len(lines):
+            line = lines[n - 1]
+            if n == d.line - 1 and not line.lstrip().startswith(("#", "//")):
+                continue
+            for m in _IGNORE.finditer(line):
+                if _rule_ignored(d.rule, [r.strip() for r in m.group(1).split(",") if r.strip()]):
+                    return True
+    return False
+
+
+def scope_of(path: Path) -> Path:
+    """What the post-edit check validates for an edited file: a Terraform file's directory
+    (its module), otherwise the file itself."""
+    return path.parent if tf_kind(path) is not None else path
+
+
+def is_iac_path(path: Path) -> bool:
+    """Whether an edit of `path` gets post-edit feedback (Terraform, YAML, JSON/template files)."""
+    from iac_code.iac.discovery import candidate
+
+    return candidate(path)
+
+
+def new_problems(path: Path, before: str | None, after: str, options: Options | None = None) -> list[Diagnostic]:
+    """Errors and warnings in `path`'s module/template with `after` as its text that were not
+    there with `before` (None: the file did not exist). Matching ignores line numbers, so
+    problems that only moved are not new. `terraform` is not run."""
+    base = options or Options()
+    path = path.absolute()
+    scope = scope_of(path)
+
+    def run(text: str | None) -> list[Diagnostic]:
+        opts = Options(base.kind, base.ignore, base.kubernetes_version, False, False, {path: text})
+        return [d for d in validate([scope], opts) if d.severity != "info"]
+
+    old = Counter(d.identity() for d in run(before))
+    out = []
+    for d in run(after):
+        if old[d.identity()] > 0:
+            old[d.identity()] -= 1
+        else:
+            out.append(d)
+    return out

@@ -1,0 +1,378 @@
+"""HCL files as a small model: blocks, attributes, and the references in their expressions.
+
+Parsing is python-hcl2's Lark parser (`hcl2.parses_to_tree`, positions 1-based). The model keeps
+the Lark expression trees so `terraform.py` can find references and `tfeval.py` can evaluate
+literals. A syntax error becomes an `HclSyntaxError` whose position is refined by a bracket and
+indentation scan (Lark reports where it got stuck, which for a missing `}` is often the end of
+the file).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import hcl2
+from lark import Token, Tree
+from lark.exceptions import UnexpectedInput
+
+
+@dataclass(slots=True)
+class Attr:
+    """`name = expr` at `line`/`column`."""
+
+    name: str
+    line: int
+    column: int
+    expr: Tree
+
+
+@dataclass(slots=True)
+class Block:
+    """`type "label" ... { body }`; `attrs` keeps every attribute in order (duplicates included)."""
+
+    type: str
+    labels: list[str]
+    line: int
+    column: int
+    attrs: list[Attr] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+
+    def attr(self, name: str) -> Attr | None:
+        """The first attribute called `name`, or None."""
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        return None
+
+    def label_line(self) -> int:
+        return self.line
+
+
+@dataclass(slots=True)
+class Body:
+    """A parsed file: top-level attributes (tfvars) and blocks."""
+
+    attrs: list[Attr]
+    blocks: list[Block]
+
+
+class HclSyntaxError(Exception):
+    """A syntax error at 1-based `line`/`column`."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+def parse(text: str) -> Body:
+    """Parse HCL `text`; raises `HclSyntaxError` with the best position found."""
+    try:
+        tree = hcl2.parses_to_tree(text if text.endswith("\n") else text + "\n")
+    except UnexpectedInput as exc:
+        line, column, message = locate_error(text, getattr(exc, "line", 1), getattr(exc, "column", 1), exc)
+        raise HclSyntaxError(message, line, column) from None
+    except RecursionError:
+        raise HclSyntaxError("the file nests too deeply to parse", 1, 1) from None
+    try:
+        return _body(tree.children[0])
+    except RecursionError:
+        raise HclSyntaxError("the file nests too deeply to validate", 1, 1) from None
+
+
+def _body(body: Tree) -> Body:
+    attrs, blocks = [], []
+    for child in body.children:
+        if not isinstance(child, Tree):
+            continue
+        if child.data == "attribute":
+            attrs.append(_attr(child))
+        elif child.data == "block":
+            blocks.append(_block(child))
+    return Body(attrs, blocks)
+
+
+def _name(node: Tree | Token) -> str:
+    if isinstance(node, Token):
+        return str(node)
+    if node.data == "string":
+        return "".join(str(p.children[0]) for p in node.children if isinstance(p, Tree) and isinstance(p.children[0], Token))
+    return "".join(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
+
+
+def _attr(node: Tree) -> Attr:
+    name_node = node.children[0]
+    tok = next(name_node.scan_values(lambda v: isinstance(v, Token)))
+    return Attr(_name(name_node), tok.line, tok.column, node.children[-1])
+
+
+def _block(node: Tree) -> Block:
+    kids = [c for c in node.children if isinstance(c, Tree)]
+    head = kids[0]
+    tok = next(head.scan_values(lambda v: isinstance(v, Token)))
+    labels = [_name(k) for k in kids[1:] if k.data in ("string", "identifier", "keyword", "literal_value")]
+    inner = next(k for k in kids if k.data == "body")
+    body = _body(inner)
+    return Block(_name(head), labels, tok.line, tok.column, body.attrs, body.blocks)
+
+
+# ----- references -----
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A traversal `root.step...`; steps are attribute names, or "[" for an index / "*" for a splat."""
+
+    root: str
+    steps: tuple[str, ...]
+    line: int
+    column: int
+
+    def attrs(self) -> list[str]:
+        """The attribute names of the traversal, indexes left out."""
+        return [s for s in self.steps if s not in ("[", "*")]
+
+    def text(self) -> str:
+        out = self.root
+        for s in self.steps:
+            out += "[…]" if s == "[" else "[*]" if s == "*" else f".{s}"
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A function call `name(...)` (provider functions are not collected)."""
+
+    name: str
+    line: int
+    column: int
+
+
+_CHAIN = ("get_attr_expr_term", "index_expr_term", "attr_splat_expr_term", "full_splat_expr_term")
+_HEREDOC_INTERP = re.compile(r"(?<!\$)\$\{([^}]*)\}")
+_TRAVERSAL = re.compile(r"\b([A-Za-z_][\w-]*)((?:\.[A-Za-z_][\w-]*)+)")
+
+
+def references(expr: Tree | Token, scope: frozenset[str] = frozenset()) -> tuple[list[Ref], list[Call]]:
+    """Every traversal and function call in `expr`, leaving out names bound by for-expressions
+    and template `for` directives inside it (and names in `scope`)."""
+    refs: list[Ref] = []
+    calls: list[Call] = []
+    _walk(expr, set(scope), refs, calls)
+    return refs, calls
+
+
+def _walk(node: Tree | Token, scope: set[str], refs: list[Ref], calls: list[Call]) -> None:
+    if isinstance(node, Token):
+        if node.type in ("HEREDOC_TEMPLATE", "HEREDOC_TEMPLATE_TRIM"):
+            _heredoc(node, scope, refs)
+        return
+    data = node.data
+    if data == "expr_term" and len(node.children) == 1 and isinstance(node.children[0], Tree) and node.children[0].data == "identifier":
+        tok = node.children[0].children[0]
+        if str(tok) not in scope:
+            refs.append(Ref(str(tok), (), tok.line, tok.column))
+        return
+    if data in _CHAIN:
+        _chain(node, scope, refs, calls)
+        return
+    if data in ("for_tuple_expr", "for_object_expr"):
+        intro = next(c for c in node.children if isinstance(c, Tree) and c.data == "for_intro")
+        names = [str(c.children[0]) for c in intro.children if isinstance(c, Tree) and c.data == "identifier"]
+        coll = [c for c in intro.children if isinstance(c, Tree) and c.data != "identifier" and c.data != "new_line_or_comment"]
+        for c in coll:
+            _walk(c, scope, refs, calls)
+        inner = scope | set(names)
+        for c in node.children:
+            if isinstance(c, Tree) and c is not intro:
+                _walk(c, inner, refs, calls)
+        return
+    if data == "function_call":
+        idents = [c for c in node.children if isinstance(c, Tree) and c.data == "identifier"]
+        if len(idents) == 1:
+            tok = idents[0].children[0]
+            calls.append(Call(str(tok), tok.line, tok.column))
+        for c in node.children:
+            if isinstance(c, Tree) and c.data == "arguments":
+                _walk(c, scope, refs, calls)
+        return
+    if data == "object_elem":
+        key = node.children[0]
+        inner_key = key.children[0] if key.children else None
+        bare = (
+            isinstance(inner_key, Tree)
+            and inner_key.data == "expr_term"
+            and len(inner_key.children) == 1
+            and isinstance(inner_key.children[0], Tree)
+            and inner_key.children[0].data in ("identifier", "literal_value")
+        )
+        if not bare and not (isinstance(inner_key, Tree) and inner_key.data == "keyword"):
+            _walk(key, scope, refs, calls)
+        for c in node.children[1:]:
+            _walk(c, scope, refs, calls)
+        return
+    if data == "string":
+        inner = set(scope)  # template `for` names live to the end of the string
+        for part in node.children:
+            if isinstance(part, Tree):
+                for sub in part.children:
+                    if isinstance(sub, Tree) and sub.data == "template_for_start":
+                        ids = [c for c in sub.children if isinstance(c, Tree) and c.data == "identifier"]
+                        rest = [c for c in sub.children if isinstance(c, Tree) and c.data != "identifier"]
+                        for c in rest:
+                            _walk(c, inner, refs, calls)
+                        inner |= {str(i.children[0]) for i in ids}
+                    elif isinstance(sub, Tree):
+                        _walk(sub, inner, refs, calls)
+        return
+    for c in node.children:
+        _walk(c, scope, refs, calls)
+
+
+def _chain(node: Tree, scope: set[str], refs: list[Ref], calls: list[Call]) -> None:
+    steps: list[str] = []
+    cur: Tree | Token = node
+    while isinstance(cur, Tree) and (cur.data in _CHAIN or cur.data == "expr_term"):
+        if cur.data == "expr_term":
+            if len(cur.children) == 1 and isinstance(cur.children[0], Tree) and cur.children[0].data in (*_CHAIN, "identifier"):
+                cur = cur.children[0]
+                continue
+            break
+        base, op = cur.children[0], cur.children[1]
+        if cur.data == "get_attr_expr_term":
+            steps.append(_name(op.children[-1]))
+        elif cur.data == "index_expr_term":
+            steps.append("[")
+            _walk(op, scope, refs, calls)
+        else:
+            for sub in op.children:
+                if isinstance(sub, Tree):
+                    if sub.data == "get_attr":
+                        steps.append(_name(sub.children[-1]))
+                    else:
+                        _walk(sub, scope, refs, calls)
+            steps.append("*")
+        cur = base
+    steps.reverse()
+    if isinstance(cur, Tree) and cur.data == "identifier":
+        tok = cur.children[0]
+        if str(tok) not in scope:
+            refs.append(Ref(str(tok), tuple(steps), tok.line, tok.column))
+    else:
+        _walk(cur, scope, refs, calls)
+
+
+def _heredoc(tok: Token, scope: set[str], refs: list[Ref]) -> None:
+    text = str(tok)
+    for m in _HEREDOC_INTERP.finditer(text):
+        line = tok.line + text.count("\n", 0, m.start())
+        for t in _TRAVERSAL.finditer(m.group(1)):
+            if t.group(1) in ("var", "local", "module", "data") and t.group(1) not in scope:
+                parts = tuple(t.group(2)[1:].split("."))
+                refs.append(Ref(t.group(1), parts, line, 1))
+
+
+# ----- syntax error positions -----
+
+_TOP_LEVEL = re.compile(r"^(resource|data|module|variable|output|locals|provider|terraform|moved|import|check|removed|ephemeral)\b")
+_PAIRS = {"{": "}", "[": "]", "(": ")"}
+
+
+def locate_error(text: str, line: int, column: int, exc: Exception) -> tuple[int, int, str]:
+    """Where a syntax error most likely is: an unclosed bracket or string found by a scan of
+    `text` (lexical only), else the parser's own position. Returns (line, column, message)."""
+    found = _scan(text)
+    if found is not None:
+        return found
+    token = getattr(exc, "token", None)
+    what = f"unexpected {str(token)!r}" if token is not None and str(token).strip() else "unexpected input"
+    if token is not None and getattr(token, "type", "") == "$END":
+        what = "unexpected end of file"
+    return line, column, f"syntax error: {what}"
+
+
+def _scan(text: str) -> tuple[int, int, str] | None:
+    """A lexical scan for an unclosed/mismatched bracket or an unterminated string."""
+    stack: list[tuple[str, int, int, int]] = []  # (opener, line, column, indent of its line)
+    lines = text.split("\n")
+    heredoc: str | None = None
+    in_comment = False
+    for n, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if heredoc is not None:
+            if stripped == heredoc:
+                heredoc = None
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        if not in_comment and stripped and stack and stack[-1][0] == "{" and _TOP_LEVEL.match(raw) and indent == 0:
+            opener = stack[-1]
+            prev = n - 1
+            while prev > opener[1] and not lines[prev - 1].strip():
+                prev -= 1
+            return prev, 1, f"syntax error: the block opened at line {opener[1]} is not closed (missing '}}')"
+        i = 0
+        while i < len(raw):
+            ch = raw[i]
+            if in_comment:
+                if raw.startswith("*/", i):
+                    in_comment = False
+                    i += 2
+                    continue
+                i += 1
+                continue
+            if ch == "#" or raw.startswith("//", i):
+                break
+            if raw.startswith("/*", i):
+                in_comment = True
+                i += 2
+                continue
+            if raw.startswith("<<", i):
+                m = re.match(r"<<-?([A-Za-z][\w.-]*)\s*$", raw[i:])
+                if m:
+                    heredoc = m.group(1)
+                    break
+            if ch == '"':
+                end = _string_end(raw, i + 1)
+                if end is None:
+                    return n, i + 1, "syntax error: the string is not terminated on its line (missing '\"')"
+                i = end + 1
+                continue
+            if ch in _PAIRS:
+                stack.append((ch, n, i + 1, indent))
+            elif ch in ")]}":
+                if not stack:
+                    return n, i + 1, f"syntax error: '{ch}' closes nothing"
+                opener = stack.pop()
+                if _PAIRS[opener[0]] != ch:
+                    return opener[1], opener[2], f"syntax error: '{opener[0]}' opened here is closed by '{ch}' at line {n}"
+            i += 1
+    if stack:
+        opener = stack[-1]
+        return opener[1], opener[2], f"syntax error: '{opener[0]}' opened here is never closed"
+    return None
+
+
+def _string_end(raw: str, i: int) -> int | None:
+    """Index of the closing quote of a string starting at `i` (after the quote), interpolations
+    included, or None if the line ends first."""
+    depth = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if raw.startswith("${", i) or raw.startswith("%{", i):
+            depth += 1
+            i += 2
+            continue
+        if depth and ch == "}":
+            depth -= 1
+        elif depth and ch == '"':
+            end = _string_end(raw, i + 1)
+            if end is None:
+                return None
+            i = end
+        elif not depth and ch == '"':
+            return i
+        i += 1
+    return None

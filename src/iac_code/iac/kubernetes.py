@@ -1,0 +1,133 @@
+"""Kubernetes manifests: every object checked against the strict JSON schemas bundled with
+kubernetes-validate (offline), all errors per object rather than the first.
+
+The target version is `DEFAULT_VERSION` unless configured (clamped to the bundled 1.25-1.37).
+Kinds without a bundled schema (CRDs) are reported once as `k8s.unknown-kind` (info).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.yamlsyntax import PosDict, PosList
+
+DEFAULT_VERSION = "1.33"
+
+
+def is_manifest(doc: Any) -> bool:
+    """A Kubernetes object: a mapping with string `apiVersion` and `kind`."""
+    return isinstance(doc, dict) and isinstance(doc.get("apiVersion"), str) and isinstance(doc.get("kind"), str)
+
+
+@lru_cache(maxsize=1)
+def _versions() -> list[str]:
+    from kubernetes_validate.utils import all_versions
+
+    return [".".join(v.split(".")[:2]) for v in all_versions()]
+
+
+def clamp_version(version: str | None) -> str:
+    """`version` ("1.30", "v1.30.4") as the nearest bundled minor version."""
+    versions = _versions()
+    m = re.match(r"^v?(\d+)\.(\d+)", version or DEFAULT_VERSION)
+    if not m:
+        return versions[-1]
+    wanted = (int(m.group(1)), int(m.group(2)))
+    best = versions[0]
+    for v in versions:
+        major, minor = map(int, v.split("."))
+        if (major, minor) <= wanted:
+            best = v
+    return best
+
+
+@lru_cache(maxsize=256)
+def _validator(version: str, kind: str, api_version: str):
+    import jsonschema
+    from kubernetes_validate.utils import schema_contents
+    from referencing import Registry, Resource
+
+    full = next(v for v in __import__("kubernetes_validate.utils").utils.all_versions() if v.startswith(version + "."))
+    group = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    directory = f"kubernetes-json-schema/v{full}-local-strict"
+    try:
+        schema = schema_contents(f"{directory}/{kind.lower()}-{group}.json", version)
+    except (FileNotFoundError, OSError):
+        return None
+    except Exception:  # noqa: BLE001 - an unsupported version or unparsable schema: skip the object
+        return None
+    defs = _definitions(directory, version)
+    registry = Resource.from_contents(defs) @ (Resource.from_contents(schema) @ Registry())
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+@lru_cache(maxsize=4)
+def _definitions(directory: str, version: str) -> Any:
+    from kubernetes_validate.utils import schema_contents
+
+    return schema_contents(f"{directory}/_definitions.json", version)
+
+
+def check(path: Path, doc: PosDict, version: str | None = None) -> list[Diagnostic]:
+    """Structure and schema errors of one object (a document of a manifest file)."""
+    out: list[Diagnostic] = []
+    kind, api = doc.get("kind"), doc.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api, str):
+        missing = "kind" if not isinstance(kind, str) else "apiVersion"
+        out.append(diag(path, doc.line, doc.column, "error", "k8s.structure", f"the object has no {missing}"))
+        return out
+    meta = doc.get("metadata")
+    if not kind.endswith("List") and not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName"))):
+        line, col = doc.pos("metadata") if "metadata" in doc else (doc.line, doc.column)
+        out.append(diag(path, line, col, "error", "k8s.structure", f"the {kind} has no metadata.name"))
+    validator = _validator(clamp_version(version), kind, api)
+    if validator is None:
+        line, col = doc.pos("kind")
+        out.append(diag(path, line, col, "info", "k8s.unknown-kind",
+                        f"no bundled schema for {kind} ({api}); not checked (a custom resource?)"))
+        return out
+    seen = set()
+    for err in validator.iter_errors(doc):
+        for line, col, message in _describe(doc, err):
+            if (line, message) not in seen:
+                seen.add((line, message))
+                out.append(diag(path, line, col, "error", "k8s.schema", message))
+    return out
+
+
+def _describe(doc: PosDict, err) -> list[tuple[int, int, str]]:
+    node, pos, where = doc, (doc.line, doc.column), []
+    for key in err.absolute_path:
+        if isinstance(node, PosDict) and key in node:
+            pos, node = node.pos(key), node[key]
+        elif isinstance(node, PosList) and isinstance(key, int) and key < len(node):
+            pos, node = node.item_pos[key], node[key]
+        else:
+            break
+        where.append(str(key))
+    dotted = ".".join(where) or "(top level)"
+    if err.validator == "additionalProperties" and isinstance(node, PosDict):
+        allowed = set((err.schema or {}).get("properties", {}))
+        extra = [k for k in node if k not in allowed]
+        if extra:
+            out = []
+            for k in extra:
+                line, col = node.pos(k)
+                hint = _hint(str(k), allowed)
+                out.append((line, col, f'{dotted}: unknown field "{k}"{hint}'))
+            return out
+    message = err.message
+    if len(message) > 300:
+        message = message[:300] + "…"
+    return [(pos[0], pos[1], f"{dotted}: {message}")]
+
+
+def _hint(name: str, names) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.75)
+    return f' (did you mean "{close[0]}"?)' if close else ""

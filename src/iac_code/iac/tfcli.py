@@ -1,0 +1,93 @@
+"""The `terraform` (or `tofu`) binary, when it is on PATH: `fmt -check -diff` and `validate`.
+
+Never `init`, `plan` or `apply`. `fmt` reads files only. `validate` starts the provider plugins
+that `terraform init` put under `.terraform/`, which are programs in the project's directory, so
+it runs only when asked (`run_validate=True`, the command's `--terraform-validate`) and only in
+an initialised directory. Both run with checkpoint calls off and a timeout; a failure to run
+the binary is reported as nothing (the offline checks still stand).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from iac_code.iac.diagnostics import Diagnostic, diag
+
+TIMEOUT_S = 60
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
+
+
+def binary() -> str | None:
+    """The path of `terraform`, else `tofu`, on PATH, or None."""
+    return shutil.which("terraform") or shutil.which("tofu")
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TF_CLI_ARGS")}
+    env.update({"CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1", "NO_COLOR": "1"})
+    return env
+
+
+def fmt_check(directory: Path, files: list[Path]) -> list[Diagnostic]:
+    """`terraform fmt -check -diff` on `files` (.tf/.tfvars of one directory): one warning per
+    file that would change, at the first changed line."""
+    exe = binary()
+    targets = [f for f in files if f.name.endswith((".tf", ".tfvars"))]
+    if exe is None or not targets:
+        return []
+    try:
+        proc = subprocess.run([exe, "fmt", "-check", "-diff", "-no-color", *[str(f) for f in targets]],
+                              cwd=directory, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                              timeout=TIMEOUT_S, env=_env(), stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if proc.returncode == 0:
+        return []
+    out, current, line = [], None, None
+    by_name = {str(f): f for f in targets} | {f.name: f for f in targets}
+    for text in proc.stdout.splitlines():
+        if text.startswith("--- "):
+            name = text[4:].strip()
+            name = name[4:] if name.startswith("old/") else name
+            current = by_name.get(name) or by_name.get(Path(name).name)
+            line = None
+        elif current is not None and line is None and (m := _HUNK.match(text)):
+            line = int(m.group(1))
+        elif current is not None and line is not None and text[:1] in ("-", "+"):
+            out.append(diag(current, line, 1, "warning", "terraform.fmt",
+                            "not in canonical format: `terraform fmt` would change this line"))
+            current = None
+        elif current is not None and line is not None and text.startswith(" "):
+            line += 1
+    listed = {d.file for d in out}
+    for f in targets:
+        if f not in listed and (f.name in proc.stdout or str(f) in proc.stdout):
+            out.append(diag(f, 1, 1, "warning", "terraform.fmt", "not in canonical format (`terraform fmt`)"))
+    return out
+
+
+def validate(directory: Path) -> list[Diagnostic]:
+    """`terraform validate -json` in an initialised `directory` (one with `.terraform/`), else []."""
+    exe = binary()
+    if exe is None or not (directory / ".terraform").is_dir():
+        return []
+    try:
+        proc = subprocess.run([exe, "validate", "-json", "-no-color"], cwd=directory, capture_output=True,
+                              text=True, encoding="utf-8", errors="replace", timeout=TIMEOUT_S, env=_env(), stdin=subprocess.DEVNULL, check=False)
+        result = json.loads(proc.stdout or "{}")
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return []
+    out = []
+    for d in result.get("diagnostics", []) if isinstance(result, dict) else []:
+        rng = d.get("range") or {}
+        start = rng.get("start") or {}
+        file = directory / rng["filename"] if rng.get("filename") else directory
+        sev = "error" if d.get("severity") == "error" else "warning"
+        message = d.get("summary", "") + (f": {d['detail']}" if d.get("detail") else "")
+        out.append(diag(file, start.get("line", 1), start.get("column", 1), sev, "terraform.validate", message))
+    return out

@@ -1,0 +1,207 @@
+"""CIDR checks of Terraform modules: invalid CIDR literals, and subnets/vswitches outside their
+VPC's CIDR or overlapping a sibling.
+
+Values come from `tfeval`: literals, variable defaults and auto-loaded .tfvars, module call
+arguments (a root module's values flow into its local child modules), `for_each`/`count`
+instances and `cidrsubnet`. A finding is reported where the offending CIDR was written.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lark import Token, Tree
+
+from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.hcl import Attr, Block, Body, references
+from iac_code.iac.tfeval import UNKNOWN, Env, Located, evaluate, literal
+from iac_code.iac.tfmodule import Module
+
+_CIDR_SHAPE = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,3}$")
+VPC_TYPES = {"alicloud_vpc": "cidr_block", "aws_vpc": "cidr_block", "alicloud_vpc_ipv4_cidr_block": None}
+SECONDARY = {"alicloud_vpc_ipv4_cidr_block": ("vpc_id", "secondary_cidr_block"),
+             "aws_vpc_ipv4_cidr_block_association": ("vpc_id", "cidr_block")}
+SUBNET_TYPES = {"alicloud_vswitch": ("vpc_id", "cidr_block"), "alicloud_subnet": ("vpc_id", "cidr_block"),
+                "aws_subnet": ("vpc_id", "cidr_block")}
+MAX_DEPTH = 6
+
+
+def literal_cidrs(file: Path, attrs: list[Attr], blocks: list[Block]) -> list[Diagnostic]:
+    """Every string literal shaped like an IPv4 CIDR that is not a valid network (host bits set
+    count only under an attribute or key whose name mentions 'cidr')."""
+    out: list[Diagnostic] = []
+
+    def walk(node: Tree | Token, name: str) -> None:
+        if isinstance(node, Token):
+            return
+        if node.data == "object_elem":
+            key = "".join(str(v) for v in node.children[0].scan_values(lambda v: isinstance(v, Token)))
+            walk(node.children[-1], key)
+            return
+        if node.data == "string":
+            value = literal(node)
+            if isinstance(value, str) and _CIDR_SHAPE.match(value):
+                problem = cidr_problem(value, strict="cidr" in name.lower())
+                if problem:
+                    out.append(diag(file, value.line, value.column, "error", "terraform.invalid-cidr", problem))
+            return
+        for c in node.children:
+            walk(c, name)
+
+    def block(attrs: list[Attr], blocks: list[Block]) -> None:
+        for a in attrs:
+            if a.expr is not None:
+                walk(a.expr, a.name)
+        for b in blocks:
+            block(b.attrs, b.blocks)
+
+    block(attrs, blocks)
+    return out
+
+
+def cidr_problem(value: str, strict: bool = True) -> str | None:
+    """Why `value` is not a valid IPv4 network, or None."""
+    try:
+        ipaddress.IPv4Network(value, strict=False)
+    except ValueError as exc:
+        return f'"{value}" is not a valid CIDR: {exc}'
+    if strict:
+        try:
+            ipaddress.IPv4Network(value, strict=True)
+        except ValueError:
+            net = ipaddress.IPv4Network(value, strict=False)
+            return f'"{value}" has host bits set; the network is "{net}"'
+    return None
+
+
+def module_values(mod: Module) -> dict[str, Any]:
+    """Variable values of a root module: auto-loaded .tfvars over defaults."""
+    values: dict[str, Any] = {}
+    for name, decl in mod.variables.items():
+        d = decl.block.attr("default")
+        if d is not None and d.expr is not None:
+            values[name] = evaluate(d.expr, Env(decl.file))
+    for path, body in mod.tfvars:
+        for a in body.attrs:
+            values[a.name] = evaluate(a.expr, Env(path))
+    for k, v in mod.json_values.items():
+        values[k] = v
+    return values
+
+
+def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], Module | None], depth: int = 0) -> list[Diagnostic]:
+    """Subnet/vswitch CIDRs inside their VPC and not overlapping, for `mod` run with `values`,
+    then for its local child modules with the values its calls pass."""
+    from iac_code.iac.terraform import local_source_dir
+
+    out: list[Diagnostic] = []
+    locals_ = {name: (f, a.expr) for name, (f, a) in mod.locals.items()}
+    vpcs: dict[str, list[ipaddress.IPv4Network]] = {}
+    subnets: list[tuple[str, str, Located]] = []  # (vpc name, subnet address, cidr)
+    unknown_secondary: set[str] = set()
+    for decl in mod.blocks:
+        b = decl.block
+        if b.type == "module" and depth < MAX_DEPTH and not b.attr("count") and not b.attr("for_each"):
+            child_dir = local_source_dir(mod, b)
+            child = load(child_dir) if child_dir is not None else None
+            if child is not None:
+                env = Env(decl.file, values, locals_)
+                passed = {a.name: evaluate(a.expr, env) for a in b.attrs if a.expr is not None}
+                child_values = module_values_defaults(child)
+                child_values.update({k: v for k, v in passed.items() if v is not UNKNOWN})
+                out += network_checks(child, child_values, load, depth + 1)
+            continue
+        if b.type != "resource" or len(b.labels) != 2:
+            continue
+        rtype, name = b.labels
+        for env in _instances(b, Env(decl.file, values, locals_)):
+            if rtype in VPC_TYPES and VPC_TYPES[rtype]:
+                value = _attr_value(b, VPC_TYPES[rtype], env)
+                if isinstance(value, str) and _net(value):
+                    vpcs.setdefault(f"{rtype}.{name}", []).append(_net(value))
+                else:
+                    unknown_secondary.add(f"{rtype}.{name}")
+            elif rtype in SECONDARY:
+                vpc = _vpc_of(b, SECONDARY[rtype][0])
+                value = _attr_value(b, SECONDARY[rtype][1], env)
+                if vpc and isinstance(value, str) and _net(value):
+                    vpcs.setdefault(vpc, []).append(_net(value))
+                elif vpc:
+                    unknown_secondary.add(vpc)
+            elif rtype in SUBNET_TYPES:
+                vpc = _vpc_of(b, SUBNET_TYPES[rtype][0])
+                value = _attr_value(b, SUBNET_TYPES[rtype][1], env)
+                if vpc and isinstance(value, Located) and value.file is not None and _net(value):
+                    subnets.append((vpc, f"{rtype}.{name}", value))
+    for i, (vpc, addr, cidr) in enumerate(subnets):
+        net = _net(cidr)
+        if vpc in vpcs and vpc not in unknown_secondary and not any(net.subnet_of(v) for v in vpcs[vpc] if v.version == net.version):
+            out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-outside-vpc",
+                            f'{addr} CIDR "{cidr}" is outside its VPC {vpc} ({", ".join(map(str, vpcs[vpc]))})'))
+        for vpc2, addr2, cidr2 in subnets[:i]:
+            if vpc2 == vpc and net.overlaps(_net(cidr2)):
+                out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-overlap",
+                                f'{addr} CIDR "{cidr}" overlaps "{cidr2}" ({addr2}, {cidr2.file.name}:{cidr2.line}) in VPC {vpc}'))
+                break
+    return out
+
+
+def module_values_defaults(mod: Module) -> dict[str, Any]:
+    """Variable defaults of a (child) module."""
+    values = {}
+    for name, decl in mod.variables.items():
+        d = decl.block.attr("default")
+        if d is not None and d.expr is not None:
+            values[name] = evaluate(d.expr, Env(decl.file))
+    return values
+
+
+def _instances(b: Block, env: Env):
+    fe, cnt = b.attr("for_each"), b.attr("count")
+    if fe is not None:
+        coll = evaluate(fe.expr, env)
+        if isinstance(coll, dict):
+            for k, v in coll.items():
+                yield Env(env.file, env.vars, env.locals, (k, v))
+        elif isinstance(coll, list):
+            for v in coll:
+                yield Env(env.file, env.vars, env.locals, (v, v))
+        return
+    if cnt is not None:
+        n = evaluate(cnt.expr, env)
+        if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 256:
+            for i in range(n):
+                yield Env(env.file, env.vars, env.locals, None, i)
+        return
+    yield env
+
+
+def _attr_value(b: Block, name: str, env: Env) -> Any:
+    a = b.attr(name)
+    return evaluate(a.expr, env) if a is not None and a.expr is not None else UNKNOWN
+
+
+def _vpc_of(b: Block, attr: str) -> str | None:
+    a = b.attr(attr)
+    if a is None or a.expr is None:
+        return None
+    refs, _ = references(a.expr)
+    if len(refs) == 1 and refs[0].root in VPC_TYPES and refs[0].steps[-1:] == ("id",) and len(refs[0].steps) == 2:
+        return f"{refs[0].root}.{refs[0].steps[0]}"
+    return None
+
+
+def _net(value: str) -> ipaddress.IPv4Network | None:
+    try:
+        return ipaddress.IPv4Network(str(value), strict=False)
+    except ValueError:
+        return None
+
+
+def tfvars_literal_checks(path: Path, body: Body) -> list[Diagnostic]:
+    """Invalid CIDR literals in a .tfvars file."""
+    return literal_cidrs(path, body.attrs, body.blocks)

@@ -1,0 +1,4 @@
+resource "aws_s3_bucket" "a" {
+  bucket = "a # expect: hcl.syntax
+  acl    = "private"
+}

@@ -1,0 +1,3 @@
+provider "alicloud" {
+  region = var.region
+}

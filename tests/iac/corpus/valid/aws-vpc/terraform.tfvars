@@ -1,0 +1,2 @@
+environment = "dev"
+azs         = ["eu-west-1a", "eu-west-1b"]
