@@ -40,10 +40,9 @@ from iac_tui.state import Setting, SessionState
 from iac_tui.stderr_log import new_log_path
 from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.conversation import Conversation
-from iac_tui.widgets.permission import PermissionPrompt
+from iac_tui.widgets.permission import PermissionQuestion, describe
 from iac_tui.widgets.prompt import Command, PromptArea
 from iac_tui.widgets.status import StatusBar
-from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.working import WorkingIndicator
 
 STOP_REASONS = {
@@ -138,6 +137,7 @@ class IacTui(App[None]):
         with Vertical(id="input-area"):
             yield WorkingIndicator(animate=self.animations)
             yield CompletionList()
+            yield PermissionQuestion(last_typed=lambda: self.prompt.last_key_at)
             yield PromptArea(
                 self.history,
                 cursor_blink=self.animations,
@@ -385,7 +385,8 @@ class IacTui(App[None]):
         self.busy = False
         self.turns_ended += 1
         self.indicator.stop()
-        self._drop_permission_prompts()
+        if self.client is not None:  # a request still pending belongs to the turn that ended
+            self.client.cancel_permissions()
         if message.usage is not None:
             self.state.last_usage = message.usage
         self.refresh_status()
@@ -414,7 +415,6 @@ class IacTui(App[None]):
                 pass
         if self.client is not None:
             self.client.cancel_permissions()
-        self._drop_permission_prompts()
 
     # ----- permissions -----
 
@@ -422,52 +422,23 @@ class IacTui(App[None]):
         if message.session_id != self.state.session_id:
             message.reply.answer(None)
             return
-        conversation = self.conversation
-        tool_call = message.tool_call
-        panel = conversation.tool_panel(tool_call.tool_call_id)
-        if panel is None:
-            panel = await conversation.tool_call(tool_call)
-        else:
-            await panel.apply(tool_call)
-        panel.set_awaiting_permission(True)
-        kind = panel.kind
-        question = {"edit": "Allow this edit?", "execute": "Allow this command?", "delete": "Allow this deletion?"}.get(kind, "Allow this?")
-        prompt = PermissionPrompt(tool_call.tool_call_id, question, message.options, message.reply)
-        await panel.mount(prompt)
-        if message.reply.done:  # cancelled while we were mounting
-            await prompt.remove()
-            panel.set_awaiting_permission(False)
-            return
-        if not isinstance(self.focused, PermissionPrompt):
-            prompt.focus()
-        conversation.scroll_to_widget(prompt, animate=False)
+        panel = await self.conversation.awaiting_permission(message.tool_call, message.reply)
+        subject = describe(message.tool_call, panel.kind, panel.title, self.project)
+        self.query_one(PermissionQuestion).ask(message, panel.kind, subject)
         self.bell()
-        self.indicator.start("Waiting for your answer…")
 
-    async def on_permission_prompt_answered(self, message: PermissionPrompt.Answered) -> None:
-        prompt = message.prompt
-        panel = prompt.parent
-        await prompt.remove()
-        if isinstance(panel, ToolCallPanel):
-            panel.set_awaiting_permission(False)
-        pending = [p for p in self.query(PermissionPrompt) if not p.reply.done]
-        if pending:
-            pending[0].focus()
-        else:
-            self.prompt.focus()
-            if self.busy:
-                self.indicator.start("Working…")
+    def on_permission_question_changed(self, message: PermissionQuestion.Changed) -> None:
+        prompt = self.prompt
+        prompt.disabled = message.pending > 0
+        if message.pending:
+            self.indicator.stop()
+            return
+        prompt.focus()
+        if self.busy:
+            self.indicator.start("Working…")
 
-    def _drop_permission_prompts(self) -> None:
-        for prompt in list(self.query(PermissionPrompt)):
-            if prompt.reply.done or not self.busy:
-                prompt.reply.answer(None)
-                panel = prompt.parent
-                prompt.remove()
-                if isinstance(panel, ToolCallPanel):
-                    panel.set_awaiting_permission(False)
-        if not isinstance(self.focused, PromptArea) and not self.query(PermissionPrompt):
-            self.prompt.focus()
+    def on_permission_question_typed(self, message: PermissionQuestion.Typed) -> None:
+        self.prompt.append(message.text)
 
     # ----- the agent stopped -----
 
@@ -477,7 +448,6 @@ class IacTui(App[None]):
             self.client.cancel_permissions()
         self.busy = False
         self.indicator.stop()
-        self._drop_permission_prompts()
         await self.conversation.agent_error(message.reason, message.stderr_tail, message.log_path)
         self.refresh_status()
 

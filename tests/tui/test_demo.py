@@ -7,7 +7,7 @@ from pathlib import Path
 from iac_code.demo import DEMO_PROMPT, prepare, verify
 from iac_tui.app import IacTui
 from iac_tui.widgets.message import AgentMessage
-from iac_tui.widgets.permission import PermissionPrompt
+from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.plan import PlanView
 from tui_support import ready, turn_done, wait_until
 
@@ -25,18 +25,19 @@ async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypa
         await ready(pilot)
         assert app.prompt.text == DEMO_PROMPT
         await pilot.press("enter")
+        question = app.query_one(PermissionQuestion)
         approvals = 0
         while True:
             prompt = await wait_until(
                 pilot,
-                lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None)
+                lambda: (question.current is not None and not question.current.request.reply.done and question.current.request)
                 or (app.turns_ended == app.turns_started and not app.busy and "done"),
                 timeout=60,
                 what="a permission prompt or the end of the turn",
             )
             if prompt == "done":
                 break
-            await wait_until(pilot, lambda: app.focused is prompt, what="the prompt to take the keys")
+            await wait_until(pilot, lambda: app.focused is question, what="the question to take the keys")
             await pilot.press("a")
             await wait_until(pilot, lambda: prompt.reply.done, what="the answer to be sent")
             approvals += 1
@@ -53,12 +54,12 @@ async def test_rejecting_an_edit_leaves_that_file_alone(tmp_path, monkeypatch):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("enter")
-        prompt = await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), timeout=60)
-        await wait_until(pilot, lambda: app.focused is prompt, what="the prompt to take the keys")
+        question = app.query_one(PermissionQuestion)
+        await wait_until(pilot, lambda: question.current is not None and app.focused is question, timeout=60, what="the question")
         await pilot.press("r")  # the first edit: the third vswitch
         await turn_done(pilot, timeout=60)
         # the scripted agent acknowledges the rejection and stops instead of claiming success
-        assert all(p.reply.done for p in app.query(PermissionPrompt))
+        assert question.current is None
         answer = [b for b in app.conversation.blocks if isinstance(b, AgentMessage)][-1]
         assert "You rejected that change" in answer.source
     assert (project / "terraform" / "variables.tf").read_text() == before

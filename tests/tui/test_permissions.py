@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from iac_tui.widgets.note import Note
-from iac_tui.widgets.permission import PermissionPrompt
 from iac_tui.widgets.tool_call import ToolCallPanel
-from tui_support import ready, send, turn_done, wait_until
+from tui_support import pending_question, ready, send, turn_done
 
 
 def write_turns(path="notes.tf", content='locals { owner = "ops" }\n', after="Wrote it."):
@@ -15,16 +14,6 @@ def write_turns(path="notes.tf", content='locals { owner = "ops" }\n', after="Wr
     ]
 
 
-async def pending_prompt(pilot) -> PermissionPrompt:
-    """The pending permission prompt, once it has the keyboard focus (keys pressed before that go elsewhere)."""
-    app = pilot.app
-    prompt = await wait_until(
-        pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), what="a permission prompt"
-    )
-    await wait_until(pilot, lambda: app.focused is prompt, what="the prompt to take the keys")
-    return prompt
-
-
 async def test_allow_once_writes_the_file(ws):
     app = ws.app(write_turns())
     bells = []
@@ -32,7 +21,7 @@ async def test_allow_once_writes_the_file(ws):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write notes")
-        prompt = await pending_prompt(pilot)
+        prompt = await pending_question(pilot)
         assert app.focused is prompt
         assert bells
         panel = app.query_one(ToolCallPanel)
@@ -43,7 +32,7 @@ async def test_allow_once_writes_the_file(ws):
         await turn_done(pilot)
         assert (ws.project / "notes.tf").read_text() == 'locals { owner = "ops" }\n'
         assert panel.status == "completed" and not panel.awaiting_permission
-        assert not app.query(PermissionPrompt)
+        assert prompt.current is None and not prompt.display
         assert app.focused is app.prompt
 
 
@@ -52,7 +41,7 @@ async def test_reject_once_leaves_the_disk_alone(ws):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write notes")
-        await pending_prompt(pilot)
+        await pending_question(pilot)
         await pilot.press("r")
         await turn_done(pilot)
         assert not (ws.project / "notes.tf").exists()
@@ -66,7 +55,7 @@ async def test_arrows_and_enter_choose_by_option(ws):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write notes")
-        prompt = await pending_prompt(pilot)
+        prompt = await pending_question(pilot)
         await pilot.press("down", "down")  # allow_once -> allow_always -> reject_once
         assert prompt.options[prompt.highlighted].option_id == "reject_once"
         await pilot.press("enter")
@@ -85,7 +74,7 @@ async def test_allow_always_is_not_asked_again(ws):
     async with app.run_test(size=(100, 40), message_hook=lambda m: asked.append(m) if type(m).__name__ == "PermissionRequested" else None) as pilot:
         await ready(pilot)
         await send(pilot, "write both")
-        await pending_prompt(pilot)
+        await pending_question(pilot)
         await pilot.press("A")
         await turn_done(pilot)
         assert (ws.project / "a.tf").exists() and (ws.project / "b.tf").exists()
@@ -102,7 +91,7 @@ async def test_reject_always_reject_followups_without_asking(ws):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write both")
-        await pending_prompt(pilot)
+        await pending_question(pilot)
         await pilot.press("R")
         await turn_done(pilot)
         assert not (ws.project / "a.tf").exists() and not (ws.project / "b.tf").exists()
@@ -119,7 +108,7 @@ async def test_edit_permission_shows_the_diff(ws):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "move region")
-        await pending_prompt(pilot)
+        await pending_question(pilot)
         panel = app.query_one(ToolCallPanel)
         diffs = list(panel.query("EditDiff"))
         assert len(diffs) == 1
@@ -136,11 +125,104 @@ async def test_escape_cancels_a_pending_permission(ws):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write notes")
-        prompt = await pending_prompt(pilot)
+        prompt = await pending_question(pilot)
+        reply = prompt.current.request.reply
         await pilot.press("escape")
         await turn_done(pilot)
-        assert prompt.reply.done and prompt.reply.future.result() is None  # answered `cancelled`
+        assert reply.done and reply.future.result() is None  # answered `cancelled`
         assert not (ws.project / "notes.tf").exists()
         assert any(n.text == "Cancelled." for n in app.query(Note))
         assert app.query_one(ToolCallPanel).status == "failed"
-        assert not app.query(PermissionPrompt)
+        assert prompt.current is None
+
+
+# ----- the question owns the keys: typed text never answers it -----
+
+SENTENCES = ["wait, what is", "Are you sure?", "rather not", "Really? A whole file", "ok, allow it"]
+
+
+async def test_typed_sentences_never_answer_the_question(ws):
+    """Sentences full of a, A, r and R typed while the question is pending: nothing is written,
+    the letters are suspended, the text goes to the draft, and arrows + enter still answer."""
+    for sentence in SENTENCES:
+        app = ws.app(write_turns(path=f"{len(sentence)}.tf"))
+        async with app.run_test(size=(100, 40)) as pilot:
+            await ready(pilot)
+            app.prompt.load_text("draft: ")
+            await pilot.press("end")
+            await send_keeping_draft(pilot, "write notes")
+            question = await pending_question(pilot)
+            assert question.letters
+            await pilot.press(*keys_of(sentence))
+            await pilot.pause(0.2)
+            request = question.current.request
+            assert not request.reply.done, sentence
+            assert not (ws.project / f"{len(sentence)}.tf").exists()
+            assert not question.letters and question.highlighted is None
+            assert "Letter keys are off" in str(question.query_one(".question-hint").render())
+            assert app.prompt.disabled and sentence in app.prompt.text
+            await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
+            await pilot.pause(0.2)
+            assert not request.reply.done
+            await pilot.press("down", "down", "down", "enter")  # (nothing) -> allow once -> allow always -> reject once
+            await turn_done(pilot)
+            assert request.reply.future.result() == "reject_once"
+            assert not (ws.project / f"{len(sentence)}.tf").exists()
+            assert not app.prompt.disabled and app.focused is app.prompt
+            assert app.prompt.text.endswith(sentence)
+
+
+def keys_of(text: str) -> list[str]:
+    """Pilot key names for typing `text`."""
+    names = {" ": "space", ",": "comma", "?": "question_mark", "!": "exclamation_mark", ".": "full_stop", ":": "colon"}
+    return [names.get(c, c) for c in text]
+
+
+async def send_keeping_draft(pilot, text: str) -> None:
+    """Send `text` as a prompt, then put the draft that was in the box back (as a person
+    who keeps a half-written message would)."""
+    app = pilot.app
+    draft = app.prompt.text
+    await send(pilot, text)
+    app.prompt.load_text(draft)
+
+
+async def test_typing_when_the_question_appears_suspends_the_letters(ws, monkeypatch):
+    """Keys arriving in the moment the question appears (a typing burst) must not answer it:
+    `a` is then ignored as an answer and goes to the draft."""
+    import iac_tui.widgets.permission as permission
+
+    monkeypatch.setattr(permission, "TYPING_WINDOW", 3600.0)  # every key typed since the send counts as "just now"
+    slow = [{"type": "text", "text": " ".join(["Checking"] * 40)}, {"type": "tool_use", "name": "write_file", "input": {"path": "notes.tf", "content": "# n\n"}}]
+    app = ws.app([{"blocks": slow, "chunk_delay_ms": 50}, {"blocks": [{"type": "text", "text": "Done."}]}])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write notes")
+        app.prompt.focus()
+        await pilot.press("w", "a")  # typed while the agent is still streaming, before the question
+        question = app.query_one("#question")
+        assert question.current is None, "the question came before the typing: the script is too fast"
+        question = await pending_question(pilot)
+        assert not question.letters and question.highlighted is None
+        assert app.prompt.disabled and app.prompt.text == "wa"
+        await pilot.press("a", "A", "r")
+        await pilot.pause(0.2)
+        assert not question.current.request.reply.done
+        assert app.prompt.text == "waaAr"
+        await pilot.press("down", "enter")  # allow once, deliberately
+        await turn_done(pilot)
+        assert (ws.project / "notes.tf").exists()
+        assert app.prompt.text == "waaAr"
+
+
+async def test_a_question_answers_by_letter_when_nobody_was_typing(ws):
+    app = ws.app(write_turns())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write notes")
+        question = await pending_question(pilot)
+        assert question.letters  # sending the prompt ended the typing
+        assert app.prompt.disabled
+        await pilot.press("a")
+        await turn_done(pilot)
+        assert (ws.project / "notes.tf").exists()

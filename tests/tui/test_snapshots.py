@@ -22,7 +22,7 @@ import iac_tui.app
 import iac_tui.widgets.status as status
 from iac_tui.screens.sessions import SessionPicker
 from iac_tui.widgets.agent_error import AgentError
-from iac_tui.widgets.permission import PermissionPrompt
+from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.plan import PlanView
 from tui_support import python_agent, ready, send, turn_done, wait_until
 
@@ -153,8 +153,8 @@ def write_turns():
 async def wait_for_permission(pilot):
     """Wait for a pending permission prompt that has the keyboard focus."""
     app = pilot.app
-    await wait_until(pilot, lambda: any(not p.reply.done for p in app.query(PermissionPrompt)), what="a permission prompt")
-    await wait_until(pilot, lambda: isinstance(app.focused, PermissionPrompt), what="the prompt to take the keys")
+    question = app.query_one(PermissionQuestion)
+    await wait_until(pilot, lambda: question.current is not None and app.focused is question, what="the question to take the keys")
 
 
 def test_pending_permission(snap_compare, ws):
@@ -281,7 +281,7 @@ def test_demo_edit_awaiting_permission(snap_compare, tmp_path, monkeypatch):
     async def run(pilot):
         await ready(pilot)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any(not p.reply.done for p in app.query(PermissionPrompt)), timeout=60)
+        await wait_until(pilot, lambda: app.query_one(PermissionQuestion).current is not None, timeout=60)
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=(120, 44), run_before=run)

@@ -101,6 +101,18 @@ async def send(pilot: Any, text: str) -> None:
     await wait_until(pilot, lambda: app.turns_started > started, what="the turn to start")
 
 
+async def pending_question(pilot: Any) -> Any:
+    """The docked permission question once it shows a request and has the keys (keys pressed
+    before that go elsewhere)."""
+    from iac_tui.widgets.permission import PermissionQuestion
+
+    app = pilot.app
+    question = app.query_one(PermissionQuestion)
+    await wait_until(pilot, lambda: question.current is not None and not question.current.request.reply.done, what="a permission question")
+    await wait_until(pilot, lambda: app.focused is question, what="the question to take the keys")
+    return question
+
+
 async def turn_done(pilot: Any, timeout: float = DEADLINE) -> None:
     """Wait until the running turn has ended and its blocks are rendered."""
     app = pilot.app

@@ -14,6 +14,7 @@ from typing import Any
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from iac_tui.messages import PermissionAnswer
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.message import AgentMessage, UserMessage
 from iac_tui.widgets.note import Note
@@ -108,6 +109,13 @@ class Conversation(VerticalScroll, can_focus=False):
             self._tools[update.tool_call_id] = panel
             await self._add(panel)
         await panel.apply(update)
+        return panel
+
+    async def awaiting_permission(self, tool_call: Any, reply: PermissionAnswer) -> ToolCallPanel:
+        """Show a permission request's tool call (a panel marked as waiting until `reply` is settled)."""
+        panel = await self.tool_call(tool_call)
+        panel.set_awaiting_permission(True)
+        reply.future.add_done_callback(lambda _: panel.set_awaiting_permission(False))
         return panel
 
     async def plan(self, entries: list[Any]) -> PlanView:

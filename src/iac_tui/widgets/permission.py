@@ -1,111 +1,293 @@
-"""An inline permission prompt: the agent's options, chosen by key or with arrows and enter.
+"""The permission question, docked above the prompt box while the agent waits for an answer.
 
-Keys follow the option's *kind* (never its position): `a` allow once, `A` allow always,
-`r` reject once, `R` reject always; the first option of each kind gets the key. The answer is
-the option's id.
+It owns the keyboard while a request is pending and names what it is about (the tool's title,
+its path or command, the diff's `+`/`-` line counts). Requests queue: one question at a time,
+the next as soon as one is settled. A request is settled when its `PermissionAnswer` is
+resolved, wherever that happens (a key here, a cancelled turn, a stopped agent): the question
+watches the answer's future, so it is torn down in that one place.
+
+Keys follow the option's *kind* (never its position): `a` allow once, `A` allow always, `r`
+reject once, `R` reject always; the first option of each kind gets the key. Text typed by
+accident must never answer:
+- when a key that is not an option arrives while the question is shown, or the person was
+  typing in the prompt box in the moment it appeared (a key within `TYPING_WINDOW` seconds),
+  the single-letter answers are suspended for this question; it is then answered with the
+  arrows and enter (enter only after an arrow, so a typed enter does not pick the first
+  option), and the question says so;
+- an answer letter is held for `LETTER_GRACE` seconds (enter confirms it at once): a next key
+  in that time makes it the first letter of a word (`Are you…`, `rather…`), and nothing is answered.
+Printable keys typed meanwhile are not lost: they are posted as `Typed` for the prompt box
+(the app appends them to the draft).
 """
 
 from __future__ import annotations
 
+import difflib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import Static
 
-from iac_tui.messages import PermissionAnswer
+from iac_tui.display import project_relative, strip_root
+from iac_tui.messages import PermissionRequested
 
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
+QUESTIONS = {"edit": "Allow this edit?", "execute": "Allow this command?", "delete": "Allow this deletion?", "move": "Allow this move?"}
+TYPING_WINDOW = 1.5  # seconds: a key in the prompt box this recent means the person was typing
+LETTER_GRACE = 0.5  # seconds an answer letter waits for a next key that would make it the start of a word
 
 
-class PermissionPrompt(VerticalGroup, can_focus=True):
-    """Asks the user to pick one of `options` (SDK `PermissionOption`s) for a tool call."""
+def diff_counts(old_text: str | None, new_text: str) -> tuple[int, int]:
+    """(lines added, lines removed) from `old_text` (None: a new file) to `new_text`."""
+    old = (old_text or "").splitlines()
+    new = new_text.splitlines()
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return added, removed
 
-    BINDINGS = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("enter", "choose", "Choose"),
-        Binding("a", "key('a')", "Allow once", show=False),
-        Binding("A", "key('A')", "Allow always", show=False),
-        Binding("r", "key('r')", "Reject once", show=False),
-        Binding("R", "key('R')", "Reject always", show=False),
-    ]
 
-    highlighted: reactive[int] = reactive(0)
+def describe(tool_call: Any, kind: str, title: str, root: Path) -> Content:
+    """One line naming what a request is about: title, command or paths, and the diffs' counts.
 
-    class Answered(Message):
-        """The user answered (`option_id`), for the app to move focus back."""
+    `tool_call` is the request's SDK `ToolCallUpdate`; `kind` and `title` are the panel's
+    (merged from earlier updates); paths are shown relative to `root`.
+    """
+    parts = [Content(strip_root(title or "tool call", root)).stylize("bold")]
+    raw_input = getattr(tool_call, "raw_input", None)
+    command = raw_input.get("command") if isinstance(raw_input, dict) else None
+    if isinstance(command, str) and command not in title:
+        parts.append(Content("$ " + command.splitlines()[0] if command.strip() else command))
+    diffs = [item for item in getattr(tool_call, "content", None) or [] if getattr(item, "type", None) == "diff"]
+    if diffs:
+        paths = {project_relative(d.path, root) for d in diffs}
+        added = removed = 0
+        for item in diffs:
+            plus, minus = diff_counts(item.old_text, item.new_text)
+            added += plus
+            removed += minus
+        if len(paths) > 1:
+            parts.append(Content(f"{len(paths)} files"))
+        elif not any(path in title for path in paths):
+            parts.append(Content(next(iter(paths))))
+        parts.append(Content.from_markup("[$text-success]+$added[/] [$text-error]-$removed[/]", added=str(added), removed=str(removed)))
+    return Content("  ").join(parts)
 
-        def __init__(self, prompt: PermissionPrompt, option_id: str) -> None:
-            super().__init__()
-            self.prompt = prompt
-            self.option_id = option_id
 
-    def __init__(self, tool_call_id: str, question: str, options: list[Any], reply: PermissionAnswer) -> None:
-        super().__init__()
-        self.tool_call_id = tool_call_id
-        self.question = question
-        self.options = list(options)
-        self.reply = reply
+@dataclass(eq=False)
+class Ask:
+    """One pending request as the question shows it."""
+
+    request: PermissionRequested
+    question: str
+    subject: Content
+
+
+class PermissionQuestion(VerticalGroup, can_focus=True):
+    """The docked question (hidden while nothing is pending); `last_typed()` is the monotonic
+    time of the latest key typed in the prompt box (to tell a typing burst)."""
+
+    letters: var[bool] = var(True, toggle_class="-letters")
+
+    @dataclass
+    class Changed(Message):
+        """The question shown changed; `pending` requests wait (0: the dock is closed)."""
+
+        question: PermissionQuestion
+        pending: int
+
+    @dataclass
+    class Typed(Message):
+        """Text typed while the question owned the keys, for the prompt box's draft."""
+
+        text: str
+
+    def __init__(self, last_typed: Callable[[], float]) -> None:
+        super().__init__(id="question")
+        self.last_typed = last_typed
+        self.queue: list[Ask] = []
         self.keys: dict[str, int] = {}
-        for index, option in enumerate(self.options):
+        self.highlighted: int | None = 0
+        self._held: tuple[str, Timer] | None = None  # an answer letter waiting out LETTER_GRACE
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="question-title")
+        yield Static(classes="question-options")
+        yield Static(classes="question-hint")
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    @property
+    def current(self) -> Ask | None:
+        """The request shown (None when nothing is pending)."""
+        return self.queue[0] if self.queue else None
+
+    @property
+    def options(self) -> list[Any]:
+        """The options of the request shown (SDK `PermissionOption`s)."""
+        return self.queue[0].request.options if self.queue else []
+
+    def ask(self, request: PermissionRequested, kind: str, subject: Content) -> None:
+        """Queue a request (`kind` is the tool call's kind, `subject` from `describe`)."""
+        if request.reply.done:
+            return
+        self.queue.append(Ask(request, QUESTIONS.get(kind, "Allow this?"), subject))
+        request.reply.future.add_done_callback(lambda _: self._settled(request))
+        if len(self.queue) == 1:
+            self._show()
+        else:
+            self._redraw()
+        self.post_message(self.Changed(self, len(self.queue)))
+
+    def _show(self) -> None:
+        """Show the first request: letters armed unless the person was typing just now."""
+        self._drop_held()
+        ask = self.current
+        if ask is None:
+            self.display = False
+            return
+        self.keys = {}
+        for index, option in enumerate(ask.request.options):
             key = KIND_KEYS.get(option.kind)
             if key is not None and key not in self.keys:
                 self.keys[key] = index
+        typing = time.monotonic() - self.last_typed() < TYPING_WINDOW
+        self.letters = not typing
+        self.highlighted = 0 if self.letters else None
+        self.display = True
+        self._redraw()
+        self.focus()
 
-    def compose(self) -> ComposeResult:
-        yield Static(Content.from_markup("[b]$question[/b]", question=self.question), classes="permission-question")
-        yield Static(classes="permission-options")
-
-    def on_mount(self) -> None:
-        self._render_options(force=True)
-
-    def watch_highlighted(self) -> None:
-        self._render_options()
+    def _settled(self, request: PermissionRequested) -> None:
+        if not self.is_attached:
+            return
+        shown = self.current is not None and self.current.request is request
+        self.queue = [a for a in self.queue if a.request is not request]
+        if shown:
+            self._show()
+        else:
+            self._redraw()
+        self.post_message(self.Changed(self, len(self.queue)))
 
     def key_of(self, index: int) -> str | None:
-        """The key that picks option `index`, if any."""
+        """The key that picks option `index`, if any (None while letters are suspended)."""
+        if not self.letters:
+            return None
         return next((k for k, i in self.keys.items() if i == index), None)
 
-    def _render_options(self, force: bool = False) -> None:
-        if not (force or self.is_mounted):
+    def _redraw(self) -> None:
+        ask = self.current
+        if ask is None or not self.is_mounted:
             return
+        more = f"  [dim](1 of {len(self.queue)})[/dim]" if len(self.queue) > 1 else ""
+        title = Content.assemble(Content.from_markup(f"[b $accent]?[/] [b]$question[/b]{more}  ", question=ask.question), ask.subject)
+        self.query_one(".question-title", Static).update(title)
         parts = []
-        for index, option in enumerate(self.options):
+        for index, option in enumerate(ask.request.options):
             key = self.key_of(index) or " "
-            style = "reject" if option.kind.startswith("reject") else "allow"
+            colour = "$text-error" if option.kind.startswith("reject") else "$text-success"
             if index == self.highlighted:
-                parts.append(Content.from_markup(f"[b $accent]❯[/] [reverse] $key [/reverse] [b {'$text-error' if style == 'reject' else '$text-success'}]$name[/]", key=key, name=option.name))
+                parts.append(Content.from_markup(f"[b $accent]❯[/] [reverse] $key [/reverse] [b {colour}]$name[/]", key=key, name=option.name))
             else:
-                parts.append(Content.from_markup("  [dim]$key[/dim]   $name", key=key, name=option.name))
-        self.query_one(".permission-options", Static).update(Content("\n").join(parts))
+                parts.append(Content.from_markup("  [dim] $key [/dim] $name", key=key, name=option.name))
+        self.query_one(".question-options", Static).update(Content("\n").join(parts))
+        if self.letters:
+            hint = "[dim]a/A/r/R, or ↑↓ and enter · esc cancels the turn[/dim]"
+        else:
+            hint = "[$text-warning]Letter keys are off (you were typing): choose with ↑↓, then enter[/] [dim]· esc cancels the turn[/dim]"
+        self.query_one(".question-hint", Static).update(Content.from_markup(hint))
 
-    def action_move(self, delta: int) -> None:
-        self.highlighted = (self.highlighted + delta) % len(self.options)
+    # ----- keys -----
 
-    def action_choose(self) -> None:
-        self.choose(self.highlighted)
+    async def _on_key(self, event: events.Key) -> None:
+        if self.current is None:
+            return
+        key = event.key
+        if key == "enter":
+            self._consume(event)
+            self._drop_held()
+            if self.highlighted is not None:
+                self.choose(self.highlighted)
+            return
+        held = self._drop_held()
+        if key in ("up", "down"):
+            self._consume(event)
+            self.move(-1 if key == "up" else 1)
+        elif self.letters and held is None and event.character in self.keys:
+            self._consume(event)
+            self.highlighted = self.keys[event.character]
+            self._held = (event.character, self.set_timer(LETTER_GRACE, self._commit_held))
+            self._redraw()
+        elif event.is_printable or key in ("backspace", "delete", "space"):
+            self._consume(event)
+            self.suspend_letters()
+            typed = (held or "") + (event.character or "" if event.is_printable else "")
+            if typed:
+                self.post_message(self.Typed(typed))
 
-    def action_key(self, key: str) -> None:
-        if key in self.keys:
-            self.choose(self.keys[key])
+    def _drop_held(self) -> str | None:
+        """Forget a held answer letter; returns it."""
+        if self._held is None:
+            return None
+        letter, timer = self._held
+        self._held = None
+        timer.stop()
+        return letter
+
+    def _commit_held(self) -> None:
+        """No key followed the answer letter: it was an answer."""
+        if self._held is not None:
+            letter = self._drop_held()
+            if letter in self.keys and self.letters:
+                self.choose(self.keys[letter])
+
+    @staticmethod
+    def _consume(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def suspend_letters(self) -> None:
+        """Stop single-letter answers for this question (and forget the highlight: enter then needs an arrow first)."""
+        self.letters = False
+        self.highlighted = None
+        self._redraw()
+
+    def move(self, delta: int) -> None:
+        """Move the highlight by `delta` (from nothing: the first or the last option)."""
+        count = len(self.options)
+        if not count:
+            return
+        if self.highlighted is None:
+            self.highlighted = 0 if delta > 0 else count - 1
+        else:
+            self.highlighted = (self.highlighted + delta) % count
+        self._redraw()
 
     def choose(self, index: int) -> None:
-        """Answer with option `index` (once)."""
-        if self.reply.done:
+        """Answer the shown request with option `index` (the question then moves on by itself)."""
+        ask = self.current
+        if ask is None or ask.request.reply.done:
             return
-        option = self.options[index]
-        self.reply.answer(option.option_id)
-        self.post_message(self.Answered(self, option.option_id))
+        ask.request.reply.answer(ask.request.options[index].option_id)
 
     def on_click(self, event: events.Click) -> None:
-        if event.widget is not None and event.widget.has_class("permission-options"):
-            row = event.get_content_offset(event.widget)
-            if row is not None and 0 <= row.y < len(self.options):
-                self.highlighted = row.y
-                self.choose(row.y)
+        widget = event.widget
+        if widget is not None and widget.has_class("question-options"):
+            offset = event.get_content_offset(widget)
+            if offset is not None and 0 <= offset.y < len(self.options):
+                self.highlighted = offset.y
+                self.choose(offset.y)

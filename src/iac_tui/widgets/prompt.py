@@ -7,6 +7,7 @@ walk the history. Typing `/` at the start opens the agent's slash commands; `@` 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -57,10 +58,12 @@ class PromptArea(TextArea):
         self.commands: list[Command] = []
         self.files: Callable[[], list[str]] = list
         self._word: tuple[int, int, int] | None = None  # (row, start col, end col) being completed
+        self.last_key_at = float("-inf")  # monotonic time of the latest key typed here (since the last send)
 
     # ----- keys -----
 
     async def _on_key(self, event: events.Key) -> None:
+        self.last_key_at = time.monotonic()
         key = event.key
         completion = self.completion
         if completion is not None and completion.open:
@@ -114,9 +117,14 @@ class PromptArea(TextArea):
             return
         self.prompt_history.add(text)
         self.load_text("")
+        self.last_key_at = float("-inf")  # a sent message ends the typing
         if self.completion is not None:
             self.completion.hide()
         self.post_message(self.Submitted(text))
+
+    def append(self, text: str) -> None:
+        """Add `text` at the end of the draft (keys typed while something else owned the keyboard)."""
+        self.insert(text, self.document.end)
 
     # ----- completion -----
 
