@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from harness import spawn_raw
 
@@ -161,3 +162,74 @@ async def test_a_lone_surrogate_in_a_prompt_is_replaced_not_fatal(tmp_path):
         assert (await agent.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}))["result"]
     history = (tmp_path / "iac-config" / "sessions" / f"{sid}.jsonl").read_text(encoding="utf-8")
     assert "bad \ufffd text" in history
+
+
+async def test_json_that_is_not_an_object_is_answered_and_the_server_reads_on(tmp_path):
+    # `null` used to end the agent (json.loads -> None was taken as the end of input)
+    async with spawn_raw(tmp_path / "proj") as agent:
+        for line in (b"null", b"[]", b"42", b'"x"', b"true", b"3.5"):
+            await agent.send_line(line)
+            reply = await agent.read()
+            assert reply["error"]["code"] == -32600 and reply["id"] is None, line
+        assert (await agent.initialize())["protocolVersion"] == 1
+        assert agent.proc.returncode is None
+
+
+async def test_non_finite_numbers_are_invalid_params(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        for literal in (b"Infinity", b"-Infinity", b"NaN", b"1e400"):
+            await agent.send_line(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%s}}' % literal)
+            reply = await agent.read()
+            assert reply["id"] == 1
+            assert reply["error"]["code"] == -32602, literal
+            assert reply["error"]["data"] == {"protocolVersion": "must be a finite number"}
+        assert "Traceback" not in agent.stderr()
+        assert (await agent.initialize())["protocolVersion"] == 1
+
+
+async def test_boolean_and_fractional_ids_are_invalid_requests(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        for bad_id in (True, False, 1.5):
+            await agent.send({"jsonrpc": "2.0", "id": bad_id, "method": "session/list", "params": {}})
+            reply = await agent.read()
+            assert reply["error"]["code"] == -32600 and reply["id"] is None, bad_id
+        # a malformed response (its id is one of ours) is answered with a null id and changes nothing
+        await agent.send({"jsonrpc": "2.0", "id": 0, "error": "not an object"})
+        reply = await agent.read()
+        assert reply["error"]["code"] == -32600 and reply["id"] is None
+        assert "result" in await agent.request("session/list", {})
+
+
+def _peak_rss_kib(pid: int) -> int:
+    """VmHWM (peak resident set size) of a process, in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+async def test_a_line_over_the_limit_is_discarded_as_it_is_read(tmp_path):
+    limit = 4 * 1024 * 1024
+    async with spawn_raw(tmp_path / "proj", env={"IAC_CODE_MAX_MESSAGE_BYTES": str(limit)}) as agent:
+        await agent.initialize()
+        assert "result" in await agent.request("session/list", {})
+        before = _peak_rss_kib(agent.proc.pid)
+        # 64 MiB on one line, written in pieces: a reader that buffered it would peak far higher
+        assert agent.proc.stdin is not None
+        head = b'{"jsonrpc":"2.0","id":77,"method":"session/list","params":{"cwd":"'
+        agent.proc.stdin.write(head)
+        piece = b"x" * (1024 * 1024)
+        for _ in range(64):
+            agent.proc.stdin.write(piece)
+            await agent.proc.stdin.drain()
+        await agent.send_line(b'"}}')
+        reply = await agent.read(timeout=60)
+        assert reply["error"]["code"] == -32600 and reply["id"] is None
+        assert "limit" in reply["error"]["data"]["details"]
+        grown_kib = _peak_rss_kib(agent.proc.pid) - before
+        assert grown_kib < 2 * limit // 1024, f"peak RSS grew by {grown_kib} KiB"
+        # the line after it is read normally, and a line just under the limit is still served
+        assert "result" in await agent.request("session/list", {})
+        reply = await agent.request("session/list", {"cwd": "/" + "y" * (limit - 200)})
+        assert "result" in reply

@@ -49,13 +49,10 @@ def _acp(args: argparse.Namespace) -> int:
             print(f"iac-code acp: {exc}", file=sys.stderr)
             return 2
         return 0
-    from iac_code.acp.server import serve_stdio
+    from iac_code.acp.stdio import serve_stdio
 
-    try:
-        asyncio.run(serve_stdio(settings))
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    signum = asyncio.run(serve_stdio(settings))
+    return 128 + signum if signum else 0  # the shell's convention for "ended by a signal"
 
 
 def _headless(args: argparse.Namespace) -> int:

@@ -112,6 +112,11 @@ class Settings(BaseSettings):
     allow_private_fetch: bool = False
     """Let `web_fetch` reach loopback, private and link-local addresses."""
     log_level: str = "INFO"
+    max_message_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
+    """Largest JSON-RPC message accepted: a longer stdin line is discarded as it is read and
+    answered -32600; a longer HTTP body gets 413."""
+    http_idle_timeout: float = Field(default=1800.0, gt=0)
+    """Seconds after which an HTTP connection with no request and no open event stream is closed."""
 
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_auth_token: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_AUTH_TOKEN")

@@ -71,6 +71,8 @@ from iac_code.sessions.store import InvalidCursor, SessionNotFound, SessionStore
 log = logging.getLogger(__name__)
 
 AUTH_METHOD_ID = "anthropic-api-key"
+TURN_STOP_SECONDS = 1.5
+"""How long `shutdown` waits for cancelled turns to settle (the process must end within 2 s)."""
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
@@ -414,33 +416,23 @@ class IacAgent:
             turn.cancel()
 
     async def shutdown(self) -> None:
-        """Cancel every running turn and release providers."""
-        for turn in list(self._turns.values()):
+        """End everything this connection runs (PROTOCOL.md, Process lifetime); a second call does nothing.
+
+        Running turns are cancelled (their tools stopped: bash process groups killed, client
+        terminals released) and given up to `TURN_STOP_SECONDS` to settle, then every live
+        session is closed (`Session.close()`: history written, session lock released, its MCP
+        servers stopped). Every exit path awaits this: stdin closed, SIGTERM/SIGINT/SIGHUP, an
+        HTTP connection deleted or expired, the HTTP server stopping.
+        """
+        turns = [turn for turn in self._turns.values() if not turn.done()]
+        for turn in turns:
             turn.cancel()
-        if self._turns:
-            await asyncio.wait(list(self._turns.values()), timeout=5)
-        for session in list(self.sessions.values()):
-            await session.close()
-
-
-async def serve_stdio(settings: Settings) -> None:
-    """Serve ACP on stdin/stdout until stdin closes."""
-    from acp.agent.connection import AgentSideConnection
-    from acp.stdio import stdio_streams
-    from acp.task import MessageSender, TaskSupervisor
-
-    from iac_code.acp.transport import StdioTransport, WireTransport
-
-    limit = 50 * 1024 * 1024
-    reader, writer = await stdio_streams(limit=limit)
-    supervisor = TaskSupervisor(source="iac-code.stdio")
-    transport = WireTransport(StdioTransport(reader, MessageSender(writer, supervisor)))
-    agent = IacAgent(settings)
-    conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
-    try:
-        await conn.listen()
-    finally:
-        await agent.shutdown()
-        await asyncio.shield(conn.close())
-        await supervisor.shutdown()
-
+        if turns:
+            await asyncio.wait(turns, timeout=TURN_STOP_SECONDS)
+        sessions = list(self.sessions.values())
+        self.sessions.clear()
+        for session in sessions:
+            try:
+                await session.close()
+            except Exception:
+                log.exception("closing session %s failed", session.id)

@@ -1,0 +1,69 @@
+"""Process lifetime (PROTOCOL.md): SIGTERM, SIGINT and SIGHUP end the server cleanly, tools included."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from harness import spawn_raw
+
+
+def _live_members(pgid: int) -> list[int]:
+    """Processes of process group `pgid` that are not zombies."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            members.append(int(entry))
+    return members
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+async def test_a_shutdown_signal_stops_running_commands_and_keeps_the_history(tmp_path, signum):
+    project = tmp_path / "proj"
+    marker = tmp_path / "pgid"
+    command = f"echo $$ > {marker}; sleep 300; echo never"
+    script = [{"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]}]
+    async with spawn_raw(project, script=script) as agent:
+        await agent.initialize()
+        sid = (await agent.request("session/new", {"cwd": str(project), "mcpServers": []}))["result"]["sessionId"]
+        assert "result" in await agent.request("session/set_mode", {"sessionId": sid, "modeId": "bypass_permissions"})
+        await agent.send({"jsonrpc": "2.0", "id": 9, "method": "session/prompt",
+                          "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "sleep"}]}})  # fmt: skip
+        async with asyncio.timeout(20):
+            while not marker.exists() or not marker.read_text().strip():
+                await asyncio.sleep(0.02)
+        pgid = int(marker.read_text())
+        assert _live_members(pgid), "the command is running"
+
+        agent.proc.send_signal(signum)
+        status = await asyncio.wait_for(agent.proc.wait(), 20)
+
+        assert status == 128 + signum
+        assert _live_members(pgid) == [], "the command's process group outlived the server"
+        assert "Traceback" not in agent.stderr()
+    history = (tmp_path / "iac-config" / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in history]
+    roles = [r["message"]["role"] for r in records if r["type"] == "message"]
+    assert roles == ["user", "assistant", "user"]  # the prompt, the tool use, and its (failed) result
+    result = records[-1]["message"]["content"][0]
+    assert result["type"] == "tool_result" and result["is_error"]
+
+
+async def test_the_end_of_input_ends_the_server_with_status_0(tmp_path):
+    async with spawn_raw(tmp_path / "proj") as agent:
+        await agent.initialize()
+        assert agent.proc.stdin is not None
+        agent.proc.stdin.close()
+        assert await asyncio.wait_for(agent.proc.wait(), 20) == 0
