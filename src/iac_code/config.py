@@ -23,6 +23,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from iac_code.redact import MIN_SECRET_CHARS, SECRET_ENV_NAMES
+
 log = logging.getLogger(__name__)
 
 ModeId = Literal["default", "accept_edits", "plan", "bypass_permissions"]
@@ -157,9 +159,17 @@ class Settings(BaseSettings):
         return bool(self.anthropic_api_key or self.anthropic_auth_token)
 
     def secrets(self) -> list[str]:
-        """The secret values that must never reach logs or session files."""
-        values = [s.get_secret_value() for s in (self.anthropic_api_key, self.anthropic_auth_token) if s]
-        return [v for v in values if len(v) >= 8]
+        """The secret values that must never reach logs, session files, tool environments or tool
+        results: every `SecretStr` setting, plus the HTTP token (`IAC_CODE_HTTP_TOKEN`) and the
+        Anthropic credentials however they are set. Values under 8 characters are left out."""
+        values = [getattr(self, name) for name, f in type(self).model_fields.items() if _is_secret(f.annotation)]
+        plain = [v.get_secret_value() for v in values if v is not None]
+        plain += [os.environ.get(name, "") for name in sorted(SECRET_ENV_NAMES)]
+        return sorted({v for v in plain if len(v) >= MIN_SECRET_CHARS})
+
+
+def _is_secret(annotation: Any) -> bool:
+    return annotation is SecretStr or SecretStr in getattr(annotation, "__args__", ())
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -114,6 +114,7 @@ class _TurnState:
     partial_text: list[str] = field(default_factory=list)
     unanswered: list[ToolUseBlock] = field(default_factory=list)
     answered: dict[str, ToolResultBlock] = field(default_factory=dict)
+    interrupted: dict[str, ToolResult] = field(default_factory=dict)  # what cancelled tools had produced
 
     def flush_text(self) -> None:
         """Move the text streamed since the last block boundary into `partial`."""
@@ -349,11 +350,13 @@ class AgentLoop:
         try:
             result = await tool.run(params, ctx)
         except (asyncio.CancelledError, _Cancelled):
+            if ctx.partial is not None:  # e.g. what a cancelled command printed: kept in its final update
+                self._state.interrupted[use.id] = ctx.partial.redacted(ctx.secrets)
             raise
         except Exception as exc:
             log.exception("tool %s crashed", use.name)
             result = ToolResult.error(f"{use.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-        await self._finish(use, result)
+        await self._finish(use, result.redacted(ctx.secrets))
 
     async def _finish(self, use: ToolUseBlock, result: ToolResult) -> None:
         self._state.answered[use.id] = ToolResultBlock(tool_use_id=use.id, content=result.output, is_error=result.is_error)
@@ -393,20 +396,38 @@ class AgentLoop:
             self._keep_partial(state)
             if state.unanswered:
                 results = [
-                    state.answered.get(u.id) or ToolResultBlock(tool_use_id=u.id, content=reason, is_error=True)
+                    state.answered.get(u.id)
+                    or ToolResultBlock(tool_use_id=u.id, content=self._interrupted_text(u.id, reason), is_error=True)
                     for u in state.unanswered
                 ]
                 self.conversation.append(Message(role="user", content=results))
                 state.unanswered = []
             for call_id in sorted(state.open_calls):
                 try:
-                    await self._end_call(call_id, "failed", reason)
+                    partial = state.interrupted.get(call_id)
+                    if partial is None:
+                        await self._end_call(call_id, "failed", reason)
+                    else:
+                        state.open_calls.discard(call_id)
+                        await self.emit(
+                            ToolCallUpdated(
+                                call_id,
+                                status="failed",
+                                raw_output=partial.client_raw_output(),
+                                content=partial.client_content(),
+                            )
+                        )
                 except asyncio.CancelledError:  # a repeated cancel: end the remaining calls anyway
                     task = asyncio.current_task()
                     if task is not None:
                         task.uncancel()
         except Exception:  # the client may be gone; the conversation is already consistent
             log.debug("could not report the end of open tool calls", exc_info=True)
+
+    def _interrupted_text(self, call_id: str, reason: str) -> str:
+        """The tool result the model gets for a call cut short: `reason`, after any partial output."""
+        partial = self._state.interrupted.get(call_id)
+        return f"{partial.output}\n\n{reason}" if partial is not None else reason
 
     # ----- context -----
 

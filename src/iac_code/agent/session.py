@@ -22,6 +22,7 @@ from iac_code.core.events import EventSink, TitleChanged
 from iac_code.core.provider import Provider
 from iac_code.providers import available_models, create_provider
 from iac_code.providers.models import default_claude_model
+from iac_code.redact import Redactor
 from iac_code.sessions.store import (
     SessionMeta,
     SessionStore,
@@ -30,6 +31,7 @@ from iac_code.sessions.store import (
     title_from,
 )
 from iac_code.tools.base import ToolContext
+from iac_code.tools.client import ClientFiles, ClientTerminals
 from iac_code.tools.registry import ToolRegistry, default_registry
 
 THINKING_BUDGETS: dict[str, int | None] = {"off": None, "low": 2_048, "medium": 8_192, "high": 24_576}
@@ -68,6 +70,11 @@ class Session:
         self._provider: Provider | None = None
         self._provider_model: str | None = None
         self.busy = False
+        self.secrets = Redactor(settings.secrets())
+        self.files: ClientFiles | None = None
+        """The client's text files, when it offers them (set by the ACP adapter)."""
+        self.terminals: ClientTerminals | None = None
+        """The client's terminals, when it offers them (set by the ACP adapter)."""
 
     @classmethod
     def create(cls, cwd: str, settings: Settings, store: SessionStore) -> Session:
@@ -173,6 +180,9 @@ class Session:
             cwd=self.cwd,
             config_dir=self.settings.config_dir,
             allow_private_fetch=self.settings.allow_private_fetch,
+            secrets=self.secrets,
+            files=self.files,
+            terminals=self.terminals,
         )
 
     # ----- prompt turns -----

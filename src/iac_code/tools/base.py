@@ -16,8 +16,17 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from iac_code.core.events import EventSink, Location, TextContent, ToolContent, ToolKind
-from iac_code.tools.files import printable
+from iac_code.core.events import (
+    DiffContent,
+    EventSink,
+    Location,
+    TextContent,
+    ToolContent,
+    ToolKind,
+)
+from iac_code.redact import Redactor
+from iac_code.tools.client import ClientFiles, ClientTerminals
+from iac_code.tools.files import printable, resolve_arg
 
 Category = Literal["read", "write", "execute"]
 """Permission category (PROTOCOL.md, Permissions): read-only, write, execute."""
@@ -65,6 +74,31 @@ class ToolResult:
             return self.raw_output
         return {"error": self.output} if self.is_error else {"output": self.output}
 
+    def redacted(self, redact: Redactor) -> ToolResult:
+        """This result with every secret value replaced by `[REDACTED]`, in what the model, the
+        client and the history receive (output, rawOutput, content); itself if there are none."""
+        if not redact:
+            return self
+        content = None
+        if self.content is not None:
+            content = [_redact_content(c, redact) for c in self.content]
+        return ToolResult(
+            output=redact(self.output),
+            is_error=self.is_error,
+            raw_output=redact.value(self.raw_output),
+            content=content,
+            locations=self.locations,
+        )
+
+
+def _redact_content(item: ToolContent, redact: Redactor) -> ToolContent:
+    if isinstance(item, TextContent):
+        return TextContent(redact(item.text))
+    if isinstance(item, DiffContent):
+        old = None if item.old_text is None else redact(item.old_text)
+        return DiffContent(item.path, redact(item.new_text), old)
+    return item
+
 
 @dataclass(slots=True)
 class ToolPreview:
@@ -84,13 +118,18 @@ SubagentRunner = Callable[[str, ProgressSink], Awaitable[str]]
 
 @dataclass(slots=True)
 class ToolContext:
-    """What a running tool may use.
+    """What a running tool may use; one context per tool call.
 
     `cwd` is the session's working directory with symlinks resolved; `config_dir` is the agent's
     own directory (sensitive). `progress` updates the tool call's panel while it runs;
     `run_subagent` is set for the `agent` tool; `emit` sends agent events other than the call's
-    own (the plan tool publishes the plan with it). Cancellation arrives as `asyncio.CancelledError`
-    in `run`: a tool must release what it started (kill processes) and re-raise.
+    own (the plan tool publishes the plan with it). `secrets` redacts the agent's credentials
+    (commands run without them; results are redacted by the caller of `run`). `files` and
+    `terminals` are the client's, when it offers them (see `tools.client`).
+
+    Cancellation arrives as `asyncio.CancelledError` in `run`: a tool must release what it
+    started (kill processes) and re-raise; a tool that has output worth keeping (bash) sets
+    `partial` first, and the caller reports it as the call's final content.
     """
 
     cwd: Path
@@ -99,11 +138,29 @@ class ToolContext:
     progress: ProgressSink | None = None
     run_subagent: SubagentRunner | None = None
     emit: EventSink | None = None
+    secrets: Redactor = field(default_factory=Redactor)
+    files: ClientFiles | None = None
+    terminals: ClientTerminals | None = None
+    partial: ToolResult | None = None
+    _resolved: dict[str, Path] = field(default_factory=dict)
+
+    def resolve(self, path: str | None) -> Path:
+        """The real absolute path of a tool's path argument (None or "" means `cwd`), resolved
+        once per call: `paths()` (what permissions check and approve) and `run()` (what the tool
+        opens) get the very same path, even if a link on the way changes in between.
+
+        A name missing as typed is looked up in the other Unicode normal form (NFC/NFD).
+        """
+        key = path or "."
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = resolve_arg(self.cwd, key)
+        return found
 
     async def report(self, content: list[ToolContent]) -> None:
-        """Send progress content if anyone listens."""
+        """Send progress content (secrets redacted) if anyone listens."""
         if self.progress is not None:
-            await self.progress(content)
+            await self.progress([_redact_content(c, self.secrets) for c in content] if self.secrets else content)
 
 
 InputT = TypeVar("InputT", bound=ToolInput)

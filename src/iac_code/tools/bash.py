@@ -1,14 +1,16 @@
 """`bash`: run a shell command in the session's working directory.
 
 The command runs as `/bin/bash -c` in a new process session (no controlling terminal), with
-stdin from /dev/null, `GIT_TERMINAL_PROMPT=0`, `TF_INPUT=0` and `cat` as pager, so nothing can
-wait for input. stdout and stderr share one pipe (their lines stay in order). The output kept is
+stdin from /dev/null and a non-interactive environment (`ENV_OVERRIDES`: no prompts, `cat` as
+pager, an editor that fails at once with advice), so nothing can wait for a person. The agent's
+credentials are not in its environment. stdout and stderr share one pipe (their lines stay in order). The output kept is
 the first 10,000 and the last 20,000 bytes, whatever the command prints; invalid UTF-8 is replaced
 and terminal escape sequences are removed. While it runs, a live tail of the output is reported
 as output arrives, at most twice a second.
 
 On timeout or cancel the whole process group is stopped (SIGTERM, then SIGKILL half a second
-later), also when the cancel comes after the shell exited. A command that leaves a background
+later), also when the cancel comes after the shell exited; what a cancelled command printed
+until then is kept as `ctx.partial`, for the call's final update. A command that leaves a background
 process holding the output pipe still returns: reading stops half a second after the shell exits,
 and the background process is left running.
 """
@@ -24,6 +26,7 @@ import signal
 from pydantic import Field
 
 from iac_code.core.events import TextContent
+from iac_code.redact import Redactor
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.files import ArgvStr
 
@@ -37,16 +40,33 @@ PROGRESS_INTERVAL = 0.5
 PROGRESS_LINES = 20
 CHUNK = 1 << 16
 
-ENV_OVERRIDES = {"GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TF_INPUT": "0"}
-AGENT_SECRETS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-"""The agent's own credentials: commands the model runs do not get them."""
+NO_EDITOR = (
+    "echo 'iac-code: there is no terminal to edit text in. Pass the text as an argument instead, "
+    "e.g. git commit -m \"message\", git merge --no-edit, git rebase --continue with GIT_EDITOR=true.' >&2; exit 1"
+)
+"""The editor commands get: fails at once, telling the model what to do instead of waiting for a person."""
+
+ENV_OVERRIDES = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": NO_EDITOR,
+    "GIT_SEQUENCE_EDITOR": NO_EDITOR,
+    "EDITOR": NO_EDITOR,
+    "VISUAL": NO_EDITOR,
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "TF_INPUT": "0",
+}
+"""Set in every command's environment, so that nothing waits for a person (PROTOCOL.md, issue 10)."""
 
 
-def command_environment() -> dict[str, str]:
-    """The environment of a command: the agent's, without its credentials, plus `ENV_OVERRIDES`."""
-    env = {k: v for k, v in os.environ.items() if k not in AGENT_SECRETS}
+def command_environment(secrets: Redactor) -> dict[str, str]:
+    """The environment of a command: the agent's without its credentials (`SECRET_ENV_NAMES` and
+    any variable holding a secret value), plus `ENV_OVERRIDES`."""
+    env = secrets.environment(os.environ)
     env.update(ENV_OVERRIDES)
     return env
+
 
 _ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -106,7 +126,7 @@ class BashTool(Tool[BashInput]):
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "/bin/bash", "-c", params.command, cwd=ctx.cwd, env=command_environment(),
+                "/bin/bash", "-c", params.command, cwd=ctx.cwd, env=command_environment(ctx.secrets),
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
@@ -147,6 +167,8 @@ class BashTool(Tool[BashInput]):
                 transport.close()
             else:
                 pipe.close()
+            if not finished:  # what it printed until the kill stays in the call's final update
+                ctx.partial = _cancelled_result(output)
         return _result(output, proc.returncode, timed_out, lingering, timeout)
 
 
@@ -242,6 +264,16 @@ def _result(output: Capture, code: int | None, timed_out: bool, lingering: bool,
         output=f"{text}\n\n{status}",
         is_error=timed_out or code != 0,
         raw_output={"output": text, "exit_code": code, "timed_out": timed_out},
+    )
+
+
+def _cancelled_result(output: Capture) -> ToolResult:
+    """The result of a command stopped by a cancel: what it printed until then."""
+    text = output.text().rstrip("\n") or "(no output)"
+    return ToolResult(
+        output=f"{text}\n\nCancelled: the command and its process group were killed.",
+        is_error=True,
+        raw_output={"output": text, "exit_code": None, "timed_out": False, "cancelled": True},
     )
 
 
