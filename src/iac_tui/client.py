@@ -4,7 +4,8 @@
 stubs would answer unimplemented methods with `null` instead of -32601). It imports no widgets:
 each `session/update` becomes a message from `iac_tui.messages`, posted synchronously so the
 app sees updates in arrival order; a permission request is posted with a future that the UI
-resolves. File access (`fs/*`) is confined to the project directory.
+resolves. File access (`fs/*`) is confined to the project directory; terminals (`terminal/*`)
+run in pseudo-terminals started in it (`iac_tui.terminals`).
 """
 
 from __future__ import annotations
@@ -21,14 +22,22 @@ from urllib.parse import unquote, urlparse
 import acp
 from acp.schema import (
     AllowedOutcome,
+    CreateTerminalResponse,
     DeniedOutcome,
+    EnvVariable,
+    KillTerminalResponse,
     ReadTextFileResponse,
+    ReleaseTerminalResponse,
     RequestPermissionResponse,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 from textual.message import Message
 
 from iac_tui import messages as m
+from iac_tui.terminals import Terminal, Terminals
 
 MAX_READ_BYTES = 10 * 1024 * 1024
 
@@ -73,6 +82,7 @@ class TuiClient:
         self.root = Path(os.path.realpath(root))
         self.session_id: str | None = None
         self._permissions: set[m.PermissionAnswer] = set()
+        self.terminals = Terminals(lambda terminal: self._post(m.TerminalOutput(terminal)))
 
     # ----- session/update -----
 
@@ -206,3 +216,59 @@ class TuiClient:
         await asyncio.to_thread(write)
         return WriteTextFileResponse()
 
+
+    # ----- terminal/* (commands started inside the project directory) -----
+
+    def _terminal(self, terminal_id: str) -> Terminal:
+        try:
+            return self.terminals.get(terminal_id)
+        except KeyError:
+            raise acp.RequestError.resource_not_found(terminal_id) from None
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: list[EnvVariable] | None = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **_: Any,
+    ) -> CreateTerminalResponse:
+        """Start `command` in a pseudo-terminal, in `cwd` (inside the project; default its root).
+
+        -32602 for a `cwd` outside the project or a command that cannot start.
+        """
+        directory = self.confine(cwd) if cwd else self.root
+        variables = {v.name: v.value for v in env or []}
+        try:
+            terminal = await self.terminals.create(command, list(args or []), directory, variables, output_byte_limit)
+        except OSError as exc:
+            raise acp.RequestError.invalid_params({"command": f"cannot start {command!r}: {exc.strerror or exc}"}) from None
+        return CreateTerminalResponse(terminal_id=terminal.id)
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> TerminalOutputResponse:
+        """The output so far, whether its front was cut, and the exit status once it exited."""
+        terminal = self._terminal(terminal_id)
+        status = terminal.exit_status
+        return TerminalOutputResponse(
+            output=terminal.output,
+            truncated=terminal.truncated,
+            exit_status=TerminalExitStatus(exit_code=status.exit_code, signal=status.signal) if status else None,
+        )
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> WaitForTerminalExitResponse:
+        """Answer once the command has exited."""
+        status = await self._terminal(terminal_id).wait_for_exit()
+        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> KillTerminalResponse:
+        """Kill the command's process group; the terminal and its output stay until released."""
+        self._terminal(terminal_id).kill()
+        return KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> ReleaseTerminalResponse:
+        """Kill the command if it still runs and forget the terminal."""
+        self._terminal(terminal_id)
+        await self.terminals.release(terminal_id)
+        return ReleaseTerminalResponse()

@@ -53,8 +53,8 @@ def describe_returncode(code: int | None) -> str:
 
 
 def client_capabilities() -> ClientCapabilities:
-    """What the app offers the agent: project-confined file reads and writes, no terminals."""
-    return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False)
+    """What the app offers the agent: project-confined file reads and writes, and terminals."""
+    return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True)
 
 
 class AgentConnection:
@@ -109,6 +109,9 @@ class AgentConnection:
             return AgentExit(f"Could not start the agent `{self.command}`: {exc}", None)
         finally:
             self._close_pipes()
+            terminals = getattr(self.client, "terminals", None)
+            if terminals is not None:  # the agent is gone: nobody will release its terminals
+                await terminals.close()
 
     def _close_pipes(self) -> None:
         """Close the process's pipe transports now, not when they are garbage-collected.

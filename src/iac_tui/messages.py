@@ -191,3 +191,14 @@ class Notice(AgentEvent):
         super().__init__()
         self.text = text
         self.variant = variant
+
+
+class TerminalOutput(AgentEvent):
+    """A client terminal (`terminal/create`) printed something or its command exited.
+
+    `terminal` is the live `iac_tui.terminals.Terminal` (its `id`, `output`, `exit_status`).
+    """
+
+    def __init__(self, terminal: Any) -> None:
+        super().__init__()
+        self.terminal = terminal
