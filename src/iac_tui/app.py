@@ -306,6 +306,9 @@ class IacTui(App[None]):
         if self._current(message):
             await self.conversation.tool_call(message.update)
 
+    async def on_terminal_output(self, message: m.TerminalOutput) -> None:
+        await self.conversation.terminal_output(message.terminal)
+
     async def on_plan_changed(self, message: m.PlanChanged) -> None:
         if self._current(message):
             await self.conversation.plan(message.entries)

@@ -40,6 +40,8 @@ from iac_tui import messages as m
 from iac_tui.terminals import Terminal, Terminals
 
 MAX_READ_BYTES = 10 * 1024 * 1024
+TERMINAL_REFRESH = 0.05
+"""Seconds between two reports of a client terminal's new output to the app."""
 
 
 def content_text(block: Any) -> str:
@@ -82,7 +84,8 @@ class TuiClient:
         self.root = Path(os.path.realpath(root))
         self.session_id: str | None = None
         self._permissions: set[m.PermissionAnswer] = set()
-        self.terminals = Terminals(lambda terminal: self._post(m.TerminalOutput(terminal)))
+        self.terminals = Terminals(self._terminal_changed)
+        self._terminals_changed: set[Terminal] = set()
 
     # ----- session/update -----
 
@@ -218,6 +221,17 @@ class TuiClient:
 
 
     # ----- terminal/* (commands started inside the project directory) -----
+
+    def _terminal_changed(self, terminal: Terminal) -> None:
+        """Post `TerminalOutput` for `terminal` at most every `TERMINAL_REFRESH` seconds."""
+        if not self._terminals_changed:
+            asyncio.get_running_loop().call_later(TERMINAL_REFRESH, self._post_terminals)
+        self._terminals_changed.add(terminal)
+
+    def _post_terminals(self) -> None:
+        changed, self._terminals_changed = self._terminals_changed, set()
+        for terminal in changed:
+            self._post(m.TerminalOutput(terminal))
 
     def _terminal(self, terminal_id: str) -> Terminal:
         try:

@@ -2,7 +2,9 @@
 
 An agent that sees `clientCapabilities.terminal` may ask the client to run a command instead of
 running it itself (`terminal/create`), so that the person watches it live. Each `Terminal` is a
-child process on a fresh pseudo-terminal, in its own process group; its output (stdout and stderr
+child process whose stdout and stderr are a fresh pseudo-terminal (so programs colour their
+output) and whose stdin is /dev/null (nobody types into it: a command that waits for input
+ends at once instead of hanging), in its own session and process group; its output (stdout and stderr
 together, as a terminal shows them) is kept in memory up to the agent's `outputByteLimit`, cut
 from the front at a character boundary as ACP says. `Terminals` is the set of one connection's
 terminals: `create`, `output`, `wait_for_exit`, `kill`, `release`, and `close` when the agent goes.
@@ -80,7 +82,7 @@ class Terminal:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
         try:
             self._process = await asyncio.create_subprocess_exec(
-                *argv, stdin=slave, stdout=slave, stderr=slave, cwd=str(cwd), env=env, start_new_session=True
+                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=str(cwd), env=env, start_new_session=True
             )
         except BaseException:
             os.close(master)

@@ -32,18 +32,23 @@ def test_the_app_offers_terminals_and_files() -> None:
 
 async def test_a_command_runs_on_a_tty_in_the_project_with_its_env(client: TuiClient, tmp_path: Path) -> None:
     created = await client.create_terminal(
-        "s", "sh", ["-c", "printf '%s|' \"$GREETING\" \"$(pwd)\"; test -t 1 && echo tty; exit 3"],
+        "s", "sh", ["-c", "printf '%s|' \"$GREETING\" \"$(pwd)\"; test -t 1 && echo tty; read answer || echo no-input; exit 3"],
         env=[EnvVariable(name="GREETING", value="héllo")],
     )
     done = await asyncio.wait_for(client.wait_for_terminal_exit("s", created.terminal_id), 10)
     assert (done.exit_code, done.signal) == (3, None)
     out = await client.terminal_output("s", created.terminal_id)
-    assert out.output.replace("\r\n", "\n") == f"héllo|{os.path.realpath(tmp_path)}|tty\n"
+    assert out.output.replace("\r\n", "\n") == f"héllo|{os.path.realpath(tmp_path)}|tty\nno-input\n"
     assert out.truncated is False
     assert out.exit_status is not None and out.exit_status.exit_code == 3
+    # the output and the exit are reported to the app for the live view (coalesced)
+    for _ in range(100):
+        reports = [msg.terminal for msg in client.posted if getattr(msg, "terminal", None) is not None]  # type: ignore[attr-defined]
+        if reports and reports[-1].exit_status is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert reports and reports[-1].id == created.terminal_id and reports[-1].exit_status.exit_code == 3
     await client.release_terminal("s", created.terminal_id)
-    # each chunk and the exit were posted for the live view
-    assert any(getattr(msg, "terminal", None) is not None for msg in client.posted)  # type: ignore[attr-defined]
 
 
 async def test_output_keeps_the_tail_within_the_byte_limit_on_a_character_boundary(client: TuiClient) -> None:

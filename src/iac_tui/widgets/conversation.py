@@ -33,6 +33,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._open: AgentMessage | Thought | UserMessage | None = None
         self._tools: dict[str, ToolCallPanel] = {}
         self._plan: PlanView | None = None
+        self._terminals: dict[str, Any] = {}  # client terminals by id (`iac_tui.terminals.Terminal`)
 
     def on_mount(self) -> None:
         self.anchor()
@@ -105,7 +106,7 @@ class Conversation(VerticalScroll, can_focus=False):
         panel = self._tools.get(update.tool_call_id)
         if panel is None:
             await self.close_open()
-            panel = ToolCallPanel(update.tool_call_id, self.root)
+            panel = ToolCallPanel(update.tool_call_id, self.root, self._terminals)
             self._tools[update.tool_call_id] = panel
             await self._add(panel)
         await panel.apply(update)
@@ -117,6 +118,13 @@ class Conversation(VerticalScroll, can_focus=False):
         panel.set_awaiting_permission(True)
         reply.future.add_done_callback(lambda _: panel.set_awaiting_permission(False))
         return panel
+
+    async def terminal_output(self, terminal: Any) -> None:
+        """A client terminal (`iac_tui.terminals.Terminal`) printed or exited: refresh the calls showing it."""
+        self._terminals[terminal.id] = terminal
+        for panel in self._tools.values():
+            if panel.shows_terminal(terminal.id):
+                await panel.terminal_changed()
 
     async def plan(self, entries: list[Any]) -> PlanView:
         """The turn's plan: updated in place, and moved to the bottom if other blocks followed it.
@@ -163,6 +171,7 @@ class Conversation(VerticalScroll, can_focus=False):
         """Remove every block (a different session is shown next)."""
         await self.close_open()
         self._tools.clear()
+        self._terminals.clear()
         self._plan = None
         await self.remove_children()
 

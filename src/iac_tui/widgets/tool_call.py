@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from textual.app import ComposeResult
@@ -90,10 +91,11 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
 
     BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse", show=False)]
 
-    def __init__(self, tool_call_id: str, root: Path) -> None:
+    def __init__(self, tool_call_id: str, root: Path, terminals: Mapping[str, Any] | None = None) -> None:
         super().__init__(classes="-pending")
         self.tool_call_id = tool_call_id
         self.root = root
+        self.terminals: Mapping[str, Any] = terminals if terminals is not None else {}
         self.kind = "other"
         self.title = ""
         self.status = "pending"
@@ -192,13 +194,33 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
                 text = getattr(block, "text", None)
                 texts.append(text if text is not None else f"[{getattr(block, 'type', 'content')}]")
             elif kind == "terminal":
-                texts.append(f"[terminal {item.terminal_id}]")
+                texts.append(self._terminal_text(item.terminal_id))
         flush()
         if not items and self.status in ("completed", "failed"):
             text = output_text(self.raw_output)
             if text:
                 items.append(("text", text))
         return items
+
+    def _terminal_text(self, terminal_id: str) -> str:
+        """What a client terminal shows: its output so far, and how it ended once it did."""
+        terminal = self.terminals.get(terminal_id)
+        if terminal is None:
+            return ""
+        text = terminal.output.replace("\r\n", "\n")
+        status = terminal.exit_status
+        if status is not None:
+            ending = f"exit status {status.exit_code}" if status.signal is None else f"killed by {status.signal}"
+            text = (text if text.endswith("\n") or not text else text + "\n") + f"[{ending}]"
+        return text
+
+    def shows_terminal(self, terminal_id: str) -> bool:
+        """True when this call's content embeds the client terminal `terminal_id`."""
+        return any(getattr(item, "type", None) == "terminal" and item.terminal_id == terminal_id for item in self.content)
+
+    async def terminal_changed(self) -> None:
+        """A terminal this call shows printed something or exited: show it."""
+        await self._refresh_body()
 
     async def _refresh_body(self) -> None:
         if not self.is_mounted:
