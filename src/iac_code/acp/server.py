@@ -2,50 +2,35 @@
 
 `IacAgent` is a duck-typed ACP `Agent` (the SDK's `Agent` protocol is not subclassed: its stubs
 would answer unimplemented methods with `null` instead of -32601). Each method validates its
-parameters, reaches the session, and answers with the SDK's response models. Unexpected failures
-become -32603 with a short error id that is also in the log, never a traceback.
+parameters, reaches the session, and answers with the SDK's response models. How requests fail
+(before `initialize`, bad parameters, unexpected exceptions) is decided in `acp.errors`; what
+`initialize` announces in `acp.capabilities`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-import os
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-import acp
 from acp import RequestError
-from acp.helpers import update_available_commands, update_current_mode
+from acp.helpers import update_current_mode
 from acp.schema import (
-    AgentCapabilities,
     AuthenticateResponse,
-    AuthEnvVar,
-    AvailableCommand,
-    AvailableCommandInput,
     CloseSessionResponse,
     ConfigOptionUpdate,
-    EnvVarAuthMethod,
-    Implementation,
     InitializeResponse,
     ListSessionsResponse,
-    PromptCapabilities,
     PromptResponse,
-    SessionCapabilities,
-    SessionCloseCapabilities,
-    SessionForkCapabilities,
     SessionInfo,
-    SessionListCapabilities,
-    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
-    UnstructuredCommandInput,
     Usage,
 )
 
-from iac_code import __version__
+from iac_code.acp.capabilities import AUTH_METHOD_ID, initialize_response
+from iac_code.acp.errors import check_cwd, guarded, invalid
 from iac_code.acp.options import (
     MODE_IDS,
     THOUGHT_LEVEL_IDS,
@@ -59,8 +44,7 @@ from iac_code.acp.options import (
 )
 from iac_code.acp.permissions import AcpPrompter
 from iac_code.acp.prompt import to_user_content
-from iac_code.acp.updates import to_update
-from iac_code.agent.commands import COMMANDS
+from iac_code.acp.updates import commands_update, to_update
 from iac_code.agent.replay import replay_events
 from iac_code.agent.session import Session, SessionBusy, default_model
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
@@ -70,41 +54,10 @@ from iac_code.sessions.store import InvalidCursor, SessionNotFound, SessionStore
 
 log = logging.getLogger(__name__)
 
-AUTH_METHOD_ID = "anthropic-api-key"
 TURN_STOP_SECONDS = 1.5
 """How long `shutdown` waits for cancelled turns to settle (the process must end within 2 s)."""
 
-F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-
-
-def guarded(method: F) -> F:
-    """Turn an unexpected exception into -32603 with a short error id (logged with its traceback)."""
-
-    @functools.wraps(method)
-    async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return await method(*args, **kwargs)
-        except (RequestError, asyncio.CancelledError):
-            raise
-        except Exception:
-            error_id = uuid.uuid4().hex[:8]
-            log.exception("internal error %s in %s", error_id, method.__name__)
-            raise RequestError.internal_error({"errorId": error_id}) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _invalid(field: str, message: str) -> RequestError:
-    return RequestError.invalid_params({field: message})
-
-
-def _check_cwd(cwd: str) -> str:
-    """The normalised `cwd`; -32602 naming `cwd` unless it is an absolute, existing directory."""
-    if not os.path.isabs(cwd):
-        raise _invalid("cwd", f"must be an absolute path, got {cwd!r}")
-    if not os.path.isdir(cwd):
-        raise _invalid("cwd", f"no such directory: {cwd}")
-    return os.path.normpath(cwd)
+SessionResult = TypeVar("SessionResult", NewSessionResult, LoadSessionResult, ForkSessionResult, ResumeSessionResult)
 
 
 class IacAgent:
@@ -116,7 +69,8 @@ class IacAgent:
         self.sessions: dict[str, Session] = {}
         self._turns: dict[str, asyncio.Task[Any]] = {}
         self._conn: Any = None
-        self._initialized = False
+        self.initialized = False
+        """Whether `initialize` was answered (checked by `acp.errors.guarded`)."""
         self._background: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Any) -> None:
@@ -125,25 +79,23 @@ class IacAgent:
 
     # ----- helpers -----
 
-    def _require_init(self) -> None:
-        if not self._initialized:
-            raise RequestError.invalid_request({"details": "initialize must be the first call on a connection"})
-
     def _session(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)
         if session is None:
             if self.store.exists(session_id):
-                raise _invalid("sessionId", "Session not loaded: call session/load or session/resume first")
-            raise _invalid("sessionId", "Session not found")
+                raise invalid("sessionId", "Session not loaded: call session/load or session/resume first")
+            raise invalid("sessionId", "Session not found")
         return session
 
-    def _emitter(self, session_id: str) -> Callable[[Event], Awaitable[None]]:
+    def _update_sink(self, session_id: str) -> Callable[[Event], Awaitable[None]]:
+        """An `EventSink` sending each agent event of `session_id` to the client as a `session/update`."""
+
         async def emit(event: Event) -> None:
             await self._conn.session_update(session_id=session_id, update=to_update(event))
 
         return emit
 
-    def _later(self, coro: Awaitable[Any]) -> None:
+    def _after_answer(self, coro: Awaitable[Any]) -> None:
         """Run `coro` after the current response is sent (for updates that follow a result)."""
 
         async def run() -> None:
@@ -157,24 +109,26 @@ class IacAgent:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def _announce_commands(self, session_id: str) -> None:
-        commands = [
-            AvailableCommand(
-                name=c.name,
-                description=c.description,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.hint)) if c.hint else None,
-            )
-            for c in COMMANDS
-        ]
-        self._later(self._conn.session_update(session_id=session_id, update=update_available_commands(commands)))
+    def _opened(self, result: type[SessionResult], session: Session) -> SessionResult:
+        """The answer to `session/new|load|fork|resume` for `session`: its modes, models and config
+        options, and for a new session (new, fork) its id. The slash commands follow as an update."""
+        self._after_answer(self._conn.session_update(session_id=session.id, update=commands_update()))
+        new = result in (NewSessionResult, ForkSessionResult)
+        return result(
+            modes=mode_state(session),
+            models=model_state(session),
+            config_options=config_options(session),
+            **({"session_id": session.id} if new else {}),
+        )
 
     def _check_model(self, model: str, field: str = "model") -> None:
         if model not in available_models():
-            raise _invalid(field, f"unknown model {model!r}")
+            raise invalid(field, f"unknown model {model!r}")
         if model != SCRIPTED_MODEL and not self.settings.has_credentials:
             raise RequestError.auth_required({"message": CREDENTIALS_HELP})
 
-    def _open(self, session: Session) -> Session:
+    def _register(self, session: Session) -> Session:
+        """Make `session` the live session of its id (requests reach it from now on)."""
         self.sessions[session.id] = session
         return session
 
@@ -183,41 +137,14 @@ class IacAgent:
     @guarded
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any) -> InitializeResponse:
         """Negotiate protocol version 1 and announce the capabilities of PROTOCOL.md."""
-        self._initialized = True
-        auth_methods = []
-        if not self.settings.has_credentials:
-            auth_methods.append(
-                EnvVarAuthMethod(
-                    type="env_var",
-                    id=AUTH_METHOD_ID,
-                    name="Anthropic API key",
-                    description=CREDENTIALS_HELP,
-                    vars=[AuthEnvVar(name="ANTHROPIC_API_KEY", label="Anthropic API key", secret=True)],
-                    link="https://console.anthropic.com/settings/keys",
-                )
-            )
-        return InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(),
-                    close=SessionCloseCapabilities(),
-                    fork=SessionForkCapabilities(),
-                    resume=SessionResumeCapabilities(),
-                ),
-            ),
-            agent_info=Implementation(name="iac-code", title="iac-code", version=__version__),
-            auth_methods=auth_methods,
-        )
+        self.initialized = True
+        return initialize_response(self.settings)
 
     @guarded
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         """Credentials come from the environment; succeed only if they are there."""
-        self._require_init()
         if method_id != AUTH_METHOD_ID:
-            raise _invalid("methodId", f"unknown authentication method {method_id!r}")
+            raise invalid("methodId", f"unknown authentication method {method_id!r}")
         if not self.settings.has_credentials:
             raise RequestError.auth_required({"message": CREDENTIALS_HELP})
         return AuthenticateResponse()
@@ -225,76 +152,57 @@ class IacAgent:
     @guarded
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResult:
         """Create a session in `cwd` (absolute, existing directory)."""
-        self._require_init()
-        cwd = _check_cwd(cwd)
+        cwd = check_cwd(cwd)
         self._check_model(default_model(self.settings), "model")
-        session = self._open(Session.create(cwd, self.settings, self.store))
-        self._announce_commands(session.id)
-        return NewSessionResult(
-            session_id=session.id,
-            modes=mode_state(session),
-            models=model_state(session),
-            config_options=config_options(session),
-        )
+        session = self._register(Session.create(cwd, self.settings, self.store))
+        return self._opened(NewSessionResult, session)
 
     def _load_from_disk(self, session_id: str, cwd: str) -> Session:
         try:
-            return self._open(Session.restore(session_id, cwd, self.settings, self.store))
+            return self._register(Session.restore(session_id, cwd, self.settings, self.store))
         except SessionNotFound:
-            raise _invalid("sessionId", "Session not found") from None
+            raise invalid("sessionId", "Session not found") from None
 
     @guarded
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> LoadSessionResult:
         """Restore a session from disk and replay its whole history before answering."""
-        self._require_init()
-        cwd = _check_cwd(cwd)
+        cwd = check_cwd(cwd)
         live = self.sessions.get(session_id)
         if live is not None and (session_id in self._turns or live.busy):
-            raise _invalid("sessionId", "Session is running a prompt; cancel it before loading")
+            raise invalid("sessionId", "Session is running a prompt; cancel it before loading")
         session = self._load_from_disk(session_id, cwd)
         if live is not None:
             await live.close()  # replaced by the session just read from disk
-        emit = self._emitter(session_id)
+        emit = self._update_sink(session_id)
         for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
             await emit(event)
         if session.meta.title:
             await emit(TitleChanged(session.meta.title))
-        self._announce_commands(session_id)
-        return LoadSessionResult(modes=mode_state(session), models=model_state(session), config_options=config_options(session))
+        return self._opened(LoadSessionResult, session)
 
     @guarded
     async def fork_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> ForkSessionResult:
         """Branch `session_id` into a new session with the same history, persisted at once."""
-        self._require_init()
-        cwd = _check_cwd(cwd)
+        cwd = check_cwd(cwd)
         try:
             source = self.sessions[session_id].meta if session_id in self.sessions else self.store.read_meta(session_id)
         except SessionNotFound:
-            raise _invalid("sessionId", "Session not found") from None
-        session = self._open(Session.fork(source, cwd, self.settings, self.store))
-        self._announce_commands(session.id)
-        return ForkSessionResult(
-            session_id=session.id,
-            modes=mode_state(session),
-            models=model_state(session),
-            config_options=config_options(session),
-        )
+            raise invalid("sessionId", "Session not found") from None
+        session = self._register(Session.fork(source, cwd, self.settings, self.store))
+        return self._opened(ForkSessionResult, session)
 
     @guarded
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> ResumeSessionResult:
         """Reattach to a live session, or load it from disk without replay."""
-        self._require_init()
-        cwd = _check_cwd(cwd)
+        cwd = check_cwd(cwd)
         session = self.sessions.get(session_id) or self._load_from_disk(session_id, cwd)
         if session.meta.title:
-            self._later(self._emitter(session_id)(TitleChanged(session.meta.title)))
-        self._announce_commands(session_id)
-        return ResumeSessionResult(modes=mode_state(session), models=model_state(session), config_options=config_options(session))
+            self._after_answer(self._update_sink(session_id)(TitleChanged(session.meta.title)))
+        return self._opened(ResumeSessionResult, session)
 
     @guarded
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
         """Cancel any running prompt and drop the session from memory (its history stays on disk)."""
-        self._require_init()
         session = self._session(session_id)
         del self.sessions[session_id]  # before any await: later requests no longer reach it
         turn = self._turns.get(session_id)
@@ -307,15 +215,12 @@ class IacAgent:
     @guarded
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
         """Persisted sessions of `cwd` (all when omitted), newest first, paged by `nextCursor`."""
-        self._require_init()
         if cwd is not None:
-            if not os.path.isabs(cwd):
-                raise _invalid("cwd", f"must be an absolute path, got {cwd!r}")
-            cwd = os.path.normpath(cwd)
+            cwd = check_cwd(cwd, must_exist=False)
         try:
             page = await asyncio.to_thread(self.store.list, cwd, cursor)
         except InvalidCursor:
-            raise _invalid("cursor", "not a cursor returned by session/list") from None
+            raise invalid("cursor", "not a cursor returned by session/list") from None
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(session_id=m.session_id, cwd=m.cwd, title=m.title, updated_at=m.updated_at.isoformat())
@@ -329,12 +234,11 @@ class IacAgent:
     @guarded
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
         """Switch the permission mode (same effect as the `mode` config option)."""
-        self._require_init()
         session = self._session(session_id)
         if mode_id not in MODE_IDS:
-            raise _invalid("modeId", f"unknown mode {mode_id!r}; one of {sorted(MODE_IDS)}")
+            raise invalid("modeId", f"unknown mode {mode_id!r}; one of {sorted(MODE_IDS)}")
         session.set_mode(mode_id)  # type: ignore[arg-type]
-        self._later(
+        self._after_answer(
             self._conn.session_update(
                 session_id=session_id,
                 update=ConfigOptionUpdate(session_update="config_option_update", config_options=config_options(session)),
@@ -345,24 +249,23 @@ class IacAgent:
     @guarded
     async def set_config_option(self, config_id: str, session_id: str, value: Any, **_: Any) -> SetSessionConfigOptionResponse:
         """Set `mode`, `model` or `thought_level`; anything else is -32602."""
-        self._require_init()
         session = self._session(session_id)
         if not isinstance(value, str):
-            raise _invalid("value", "must be a string")
+            raise invalid("value", "must be a string")
         if config_id == "mode":
             if value not in MODE_IDS:
-                raise _invalid("value", f"unknown mode {value!r}")
+                raise invalid("value", f"unknown mode {value!r}")
             session.set_mode(value)  # type: ignore[arg-type]
-            self._later(self._conn.session_update(session_id=session_id, update=update_current_mode(value)))
+            self._after_answer(self._conn.session_update(session_id=session_id, update=update_current_mode(value)))
         elif config_id == "model":
             self._check_model(value, "value")
             session.set_model(value)
         elif config_id == "thought_level":
             if value not in THOUGHT_LEVEL_IDS:
-                raise _invalid("value", f"unknown thought level {value!r}")
+                raise invalid("value", f"unknown thought level {value!r}")
             session.set_thought_level(value)  # type: ignore[arg-type]
         else:
-            raise _invalid("configId", f"unknown config option {config_id!r}")
+            raise invalid("configId", f"unknown config option {config_id!r}")
         return SetSessionConfigOptionResponse(config_options=config_options(session))
 
     # ----- prompt turns -----
@@ -370,23 +273,22 @@ class IacAgent:
     @guarded
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         """Run one prompt turn; every update of it is sent before this returns."""
-        self._require_init()
         session = self._session(session_id)
         # `_turns` is claimed below before this handler first yields; `session.busy` is only set
         # once the turn task runs, so a second prompt sent right behind the first must be caught here
         if session_id in self._turns or session.busy:
-            raise _invalid("sessionId", "A prompt is already running in this session; wait for it or cancel it")
+            raise invalid("sessionId", "A prompt is already running in this session; wait for it or cancel it")
         content = to_user_content(prompt)
         if not content:
-            raise _invalid("prompt", "no usable content blocks")
+            raise invalid("prompt", "no usable content blocks")
         turn = asyncio.create_task(
-            session.prompt(content, self._emitter(session_id), AcpPrompter(self._conn, session_id))
+            session.prompt(content, self._update_sink(session_id), AcpPrompter(self._conn, session_id))
         )
         self._turns[session_id] = turn
         try:
             result = await asyncio.shield(turn)
         except SessionBusy:
-            raise _invalid("sessionId", "A prompt is already running in this session") from None
+            raise invalid("sessionId", "A prompt is already running in this session") from None
         except asyncio.CancelledError:
             me = asyncio.current_task()
             if turn.cancelled() and me is not None and not me.cancelling():

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from acp import helpers
-from acp.schema import SessionInfoUpdate, ToolCallLocation, UsageUpdate
+from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
+    SessionInfoUpdate,
+    ToolCallLocation,
+    UnstructuredCommandInput,
+    UsageUpdate,
+)
 
+from iac_code.agent.commands import COMMANDS
 from iac_code.core import events
 
 
@@ -70,3 +79,16 @@ def to_update(event: events.Event):  # noqa: ANN201 - one of the SDK's SessionUp
     if isinstance(event, events.TitleChanged):
         return SessionInfoUpdate(session_update="session_info_update", title=event.title)
     raise TypeError(f"no ACP update for {type(event).__name__}")
+
+
+def commands_update() -> AvailableCommandsUpdate:
+    """The `available_commands_update` announcing the slash commands of `agent.commands`."""
+    commands = [
+        AvailableCommand(
+            name=c.name,
+            description=c.description,
+            input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.hint)) if c.hint else None,
+        )
+        for c in COMMANDS
+    ]
+    return helpers.update_available_commands(commands)

@@ -1,0 +1,67 @@
+"""How an ACP request fails: the checks every handler shares and the errors they raise.
+
+- A request before `initialize` is -32600 (PROTOCOL.md: `initialize` must be the first call).
+- A bad parameter is -32602 with `data` naming the field: `{"cwd": "must be an absolute path"}`.
+- An unexpected exception is -32603 with a short `errorId` that is also in the log, never a
+  traceback (the server never dies on input).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
+
+from acp import RequestError
+
+log = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+class _Connection(Protocol):
+    initialized: bool
+
+
+def guarded(method: F) -> F:
+    """Wrap an agent method: -32600 until the connection is initialized (except for `initialize`
+    itself); an unexpected exception becomes -32603 with a short error id, logged with its traceback.
+
+    The wrapped method's first argument is the agent, whose `initialized` says whether
+    `initialize` was answered.
+    """
+    first_call = method.__name__ == "initialize"
+
+    @functools.wraps(method)
+    async def wrapper(agent: _Connection, *args: Any, **kwargs: Any) -> Any:
+        if not (first_call or agent.initialized):
+            raise RequestError.invalid_request({"details": "initialize must be the first call on a connection"})
+        try:
+            return await method(agent, *args, **kwargs)
+        except (RequestError, asyncio.CancelledError):
+            raise
+        except Exception:
+            error_id = uuid.uuid4().hex[:8]
+            log.exception("internal error %s in %s", error_id, method.__name__)
+            raise RequestError.internal_error({"errorId": error_id}) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def invalid(field: str, message: str) -> RequestError:
+    """-32602 (invalid params) whose data names the camelCase `field` with `message`."""
+    return RequestError.invalid_params({field: message})
+
+
+def check_cwd(cwd: str, *, must_exist: bool = True) -> str:
+    """The normalised `cwd`; -32602 naming `cwd` unless it is absolute (and, with `must_exist`,
+    an existing directory)."""
+    if not os.path.isabs(cwd):
+        raise invalid("cwd", f"must be an absolute path, got {cwd!r}")
+    if must_exist and not os.path.isdir(cwd):
+        raise invalid("cwd", f"no such directory: {cwd}")
+    return os.path.normpath(cwd)
