@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
+from bracex import expand as expand_braces  # glob_regex's brace expansion (through wcmatch)
 
 from iac_code.tools.glob import MAX_RESULTS, GlobTool
-from iac_code.tools.walk import expand_braces, glob_regex, split_literal_prefix
+from iac_code.tools.walk import glob_regex, split_literal_prefix
 
 tool = GlobTool()
 

@@ -136,6 +136,22 @@ def access_error(name: str, error: OSError) -> str:
     return f"Cannot access {name}: {error.strerror or error}."
 
 
+def stat_target(path: Path, cwd: Path, *, missing: str, not_dir: str | None = None) -> tuple[str, os.stat_result] | str:
+    """The name `path` is shown by (`shown`) and its `os.stat`, for a tool that searches or lists
+    it; or the error for the model: `"{missing}: {name}."` when nothing is there, `access_error`
+    when it cannot be examined, and, unless `not_dir` is None, `"{name} is a file, not a
+    directory{not_dir}."` when it is not a directory (`not_dir` advises what to do instead)."""
+    name = shown(path, cwd)
+    st = try_stat(path)
+    if is_missing(st):
+        return f"{missing}: {name}."
+    if isinstance(st, OSError):
+        return access_error(name, st)
+    if not_dir is not None and not stat.S_ISDIR(st.st_mode):
+        return f"{name} is a file, not a directory{not_dir}."
+    return name, st
+
+
 def regular_file_error(cwd: Path, requested: str, path: Path) -> str | None:
     """Why `path` (the real path of the argument `requested`) cannot be read as a file (missing,
     a broken link, a directory, a device...), or None if it can."""

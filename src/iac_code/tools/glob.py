@@ -10,7 +10,6 @@ from __future__ import annotations
 import heapq
 import os
 import re
-import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import PathArg, access_error, in_thread, is_missing, resolve_arg, shown, try_stat
+from iac_code.tools.files import PathArg, in_thread, resolve_arg, shown, stat_target
 from iac_code.tools.walk import glob_regex, split_literal_prefix, walk_files
 
 MAX_RESULTS = 200
@@ -66,14 +65,10 @@ class GlobTool(Tool[GlobInput]):
 
     async def run(self, params: GlobInput, ctx: ToolContext) -> ToolResult:
         root, pattern = self._target(params, ctx)
-        name = shown(root, ctx.cwd)
-        st = try_stat(root)
-        if is_missing(st):
-            return ToolResult.error(f"Directory not found: {name}.")
-        if isinstance(st, OSError):
-            return ToolResult.error(access_error(name, st))
-        if not stat.S_ISDIR(st.st_mode):
-            return ToolResult.error(f"{name} is a file, not a directory; give a directory as `path`.")
+        found = stat_target(root, ctx.cwd, missing="Directory not found", not_dir="; give a directory as `path`")
+        if isinstance(found, str):
+            return ToolResult.error(found)
+        name = found[0]
         try:
             regex = glob_regex(pattern)
         except re.error as exc:

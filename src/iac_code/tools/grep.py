@@ -36,14 +36,12 @@ from iac_code.tools.files import (
     SNIFF_BYTES,
     ArgvStr,
     PathArg,
-    access_error,
     binary_message,
     in_thread,
-    is_missing,
     resolve_arg,
     shown,
     sniff_binary,
-    try_stat,
+    stat_target,
 )
 from iac_code.tools.paths import is_sensitive
 from iac_code.tools.walk import glob_regex, walk_files
@@ -116,12 +114,10 @@ class GrepTool(Tool[GrepInput]):
 
     async def run(self, params: GrepInput, ctx: ToolContext) -> ToolResult:
         root = resolve_arg(ctx.cwd, params.path)
-        name = shown(root, ctx.cwd)
-        st = try_stat(root)
-        if is_missing(st):
-            return ToolResult.error(f"Path not found: {name}.")
-        if isinstance(st, OSError):
-            return ToolResult.error(access_error(name, st))
+        found = stat_target(root, ctx.cwd, missing="Path not found")
+        if isinstance(found, str):
+            return ToolResult.error(found)
+        name, st = found
         single = stat.S_ISREG(st.st_mode)
         if single:
             try:

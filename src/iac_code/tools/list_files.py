@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import heapq
 import os
-import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import PathArg, access_error, in_thread, is_missing, resolve_arg, shown, try_stat
+from iac_code.tools.files import PathArg, in_thread, resolve_arg, stat_target
 
 MAX_ENTRIES = 1_000
 
@@ -53,14 +52,10 @@ class ListFilesTool(Tool[ListFilesInput]):
 
     async def run(self, params: ListFilesInput, ctx: ToolContext) -> ToolResult:
         path = resolve_arg(ctx.cwd, params.path)
-        name = shown(path, ctx.cwd)
-        st = try_stat(path)
-        if is_missing(st):
-            return ToolResult.error(f"Directory not found: {name}.")
-        if isinstance(st, OSError):
-            return ToolResult.error(access_error(name, st))
-        if not stat.S_ISDIR(st.st_mode):
-            return ToolResult.error(f"{name} is a file, not a directory. Use read_file to read it.")
+        found = stat_target(path, ctx.cwd, missing="Directory not found", not_dir=". Use read_file to read it")
+        if isinstance(found, str):
+            return ToolResult.error(found)
+        name = found[0]
         try:
             entries, total = await in_thread(_first_entries, path)
         except OSError as exc:

@@ -1,17 +1,23 @@
 """Walking a directory tree the way `glob` and `grep` search it, and glob patterns.
 
-The walk (`walk_files`):
+The walk (`walk_files`) sees the files that `rg --files --hidden --no-require-git` lists:
 
-- honours `.gitignore` files in the tree and in every directory above it, with git's precedence
-  (a deeper file overrides a shallower one; within a file the last matching pattern wins). An
-  ancestor's `.gitignore` that ignores the walk root itself is disregarded: the caller asked for
-  that directory. This is what ripgrep does with `--no-require-git`.
-- skips `.git`; includes hidden files;
-- never follows directory symbolic links, so it stays in the tree and ends on link loops;
-- visits a directory's entries in byte order of their names, depth first (ripgrep's `--sort path`).
+- every `.gitignore` in the tree and in each directory above it applies to its own directory
+  and below, with git's precedence (a deeper file overrides a shallower one; within a file the
+  last matching pattern wins, `!` re-includes). Each file is read with `pathspec`'s
+  `GitIgnoreSpec`, git's own pattern syntax. An ancestor's `.gitignore` that ignores the walk
+  root itself is disregarded: the caller asked for that directory. `.git/info/exclude`, the
+  global excludes file and `.ignore`/`.rgignore` files are not read;
+- `.git` is skipped; hidden files are included (nothing else is skipped by name);
+- directory symbolic links are never followed, so the walk stays in the tree and ends on link
+  loops;
+- a directory's entries are visited in byte order of their names, depth first (ripgrep's
+  `--sort path`).
 
-Glob patterns (`glob_regex`): `*` and `?` stay within one path segment, `**` as a whole segment
-spans any number of directories (also none), `[...]` is a character class, `{a,b}` alternatives.
+Glob patterns (`glob_regex`) are `wcmatch` globs: `*` and `?` stay within one path segment and
+match leading dots too, `**` as a whole segment spans any number of directories (also none),
+`[...]`/`[!...]` are character classes, `{a,b}` alternatives (nested, `bracex`'s expansion).
+Empty and `.` segments are dropped, so `./x/*.tf` and `x//*.tf` mean `x/*.tf`.
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 GLOB_CHARS = frozenset("*?[{")
 
@@ -89,124 +98,63 @@ def _points_to_dir(entry: os.DirEntry[str]) -> bool:
 
 
 class _Rules:
-    """The `.gitignore` files in force: (directory, patterns) from the outermost to the deepest."""
+    """The `.gitignore` files in force: (directory, spec) from the outermost to the deepest."""
 
     def __init__(self) -> None:
-        self._stack: list[tuple[Path, list[Any]]] = []
+        self._stack: list[tuple[Path, GitIgnoreSpec]] = []
 
     def push(self, directory: Path) -> bool:
         """Add `directory`'s `.gitignore` if it has one; returns whether something was added."""
-        patterns = _load(directory)
-        if patterns:
-            self._stack.append((directory, patterns))
-        return bool(patterns)
+        spec = _load(directory)
+        if spec is not None:
+            self._stack.append((directory, spec))
+        return spec is not None
 
     def push_ancestor(self, directory: Path, root: Path) -> None:
         """Add an ancestor's `.gitignore` unless it ignores `root` itself."""
-        patterns = _load(directory)
-        if patterns and not _decide(patterns, root.relative_to(directory).as_posix() + "/"):
-            self._stack.append((directory, patterns))
+        spec = _load(directory)
+        if spec is not None and not spec.check_file(root.relative_to(directory).as_posix() + "/").include:
+            self._stack.append((directory, spec))
 
     def pop(self) -> None:
         self._stack.pop()
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
-        """Whether `path` (below every directory on the stack) is ignored."""
-        for base, patterns in reversed(self._stack):
-            decision = _decide(patterns, path.relative_to(base).as_posix() + ("/" if is_dir else ""))
+        """Whether `path` (below every directory on the stack) is ignored: the deepest `.gitignore`
+        with a matching pattern decides (its last match: ignored, or re-included by `!`)."""
+        for base, spec in reversed(self._stack):
+            decision = spec.check_file(path.relative_to(base).as_posix() + ("/" if is_dir else "")).include
             if decision is not None:
                 return decision
         return False
 
 
-def _load(directory: Path) -> list[Any]:
-    """The patterns of `directory/.gitignore` (empty if it has none or it cannot be read)."""
+def _load(directory: Path) -> GitIgnoreSpec | None:
+    """`directory/.gitignore` as a spec; None if it has no pattern or cannot be read."""
     try:
         text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return []
+        return None
     import pathspec  # deferred: costs ~80 ms to import
 
-    return [p for p in pathspec.GitIgnoreSpec.from_lines(text.splitlines()).patterns if p.include is not None]
-
-
-def _decide(patterns: list[Any], rel: str) -> bool | None:
-    """True (ignored), False (re-included by `!`) or None (no pattern matches) for `rel`."""
-    decision = None
-    for pattern in patterns:
-        if pattern.match_file(rel) is not None:
-            decision = pattern.include
-    return decision
-
-
-def expand_braces(pattern: str) -> list[str]:
-    """`a.{tf,tfvars}` -> `["a.tf", "a.tfvars"]` (nested braces allowed; unbalanced ones are literal)."""
-    depth, start = 0, -1
-    for i, c in enumerate(pattern):
-        if c == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif c == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                head, body, tail = pattern[:start], pattern[start + 1 : i], pattern[i + 1 :]
-                return [x for alt in _split_top(body) for x in expand_braces(head + alt + tail)]
-    return [pattern]
-
-
-def _split_top(body: str) -> list[str]:
-    parts, depth, current = [], 0, []
-    for c in body:
-        if c == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-            continue
-        depth += (c == "{") - (c == "}")
-        current.append(c)
-    parts.append("".join(current))
-    return parts
+    spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    return spec if any(p.include is not None for p in spec.patterns) else None
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a glob over '/'-separated relative paths (rules in the module docstring)."""
-    return re.compile("|".join(f"(?:{_translate(p)})" for p in expand_braces(pattern)), re.DOTALL)
+    """Compile a glob over '/'-separated relative paths (rules in the module docstring) into a
+    regular expression that matches a whole path.
 
+    Raises `re.error` when the pattern expands to more than 1,000 alternatives.
+    """
+    from wcmatch import glob as wcglob  # deferred: only a search with a glob needs it
 
-def _translate(pattern: str) -> str:
-    segments = [s for s in pattern.split("/") if s not in ("", ".")]
-    out = []
-    for i, segment in enumerate(segments):
-        last = i == len(segments) - 1
-        if segment == "**":
-            out.append(".*" if last else "(?:[^/]*/)*")
-        else:
-            out.append(_translate_segment(segment) + ("" if last else "/"))
-    return "".join(out) + r"\Z"
-
-
-def _translate_segment(segment: str) -> str:
-    out, i = [], 0
-    while i < len(segment):
-        c = segment[i]
-        if c == "*":
-            while i + 1 < len(segment) and segment[i + 1] == "*":
-                i += 1
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[" and (end := segment.find("]", i + 2)) != -1:
-            body = segment[i + 1 : end]
-            if body[0] in "!^":
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
+    relative = "/".join(s for s in pattern.split("/") if s not in ("", ".")) or "."
+    try:
+        include, _ = wcglob.translate(relative, flags=wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB)
+    except Exception as exc:  # past 1,000 alternatives: wcmatch's PatternLimitException, not exported
+        raise re.error(str(exc)) from None
+    return re.compile("|".join(include))
 def split_literal_prefix(pattern: str) -> tuple[str, str]:
     """Split off the leading directories that hold no glob characters: `modules/vpc/*.tf` ->
     (`modules/vpc`, `*.tf`). The last segment always stays in the pattern."""
