@@ -1,44 +1,57 @@
 """The models the agent offers: the Claude models the installed `anthropic` SDK knows, plus `scripted`.
 
-The list is read from the SDK's `ModelParam` type by parsing its source, without importing the
-SDK (importing `anthropic` costs seconds, and the list is needed to answer `session/new`).
+The Claude models are the SDK's own `anthropic.types.Model` type, a `Literal` of model ids read
+with `typing.get_args`. Its module (`anthropic/types/model.py`, which imports only `typing`) is
+loaded by itself rather than through `import anthropic`: the package costs over a second to
+import, and the list is needed to answer `session/new`. If that module cannot be loaded (an SDK
+that moved it), `FALLBACK_MODELS` stands in; `tests/provider/test_models.py` fails then.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
 
 from iac_code.config import SCRIPTED_MODEL
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
-_FALLBACK = ("claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5")
+FALLBACK_MODELS = ("claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5")
+"""Offered when the SDK's model list cannot be read."""
 _DATED = re.compile(r"-\d{8}$")
+
+
+def _sdk_model_type() -> Any:
+    """The SDK's `anthropic.types.Model` alias, from its module loaded alone (see the module docstring)."""
+    spec = importlib.util.find_spec("anthropic")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the anthropic SDK is not installed")
+    path = Path(next(iter(spec.submodule_search_locations)), "types", "model.py")
+    module_spec = importlib.util.spec_from_file_location("_iac_code_anthropic_model", path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.Model
+
+
+def sdk_model_ids(model_type: Any) -> tuple[str, ...]:
+    """The model ids in the `Literal` part of `model_type` (`Union[Literal[...], str]`), in order."""
+    literals = [arg for arg in get_args(model_type) if get_origin(arg) is Literal]
+    return tuple(value for literal in literals for value in get_args(literal) if isinstance(value, str))
 
 
 @lru_cache(maxsize=1)
 def claude_models() -> tuple[str, ...]:
-    """Claude model ids from the installed SDK, newest first, dated snapshots left out."""
+    """Claude model ids from the installed SDK, in its order (newest first), dated snapshots left out."""
     try:
-        spec = importlib.util.find_spec("anthropic")
-        if spec is None or not spec.submodule_search_locations:
-            return _FALLBACK
-        source = Path(next(iter(spec.submodule_search_locations)), "types", "model_param.py").read_text()
-        ids = [
-            node.value
-            for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("claude-")
-        ]
-    except (OSError, SyntaxError, ValueError):
-        return _FALLBACK
-    seen: dict[str, None] = {}
-    for model_id in ids:
-        if not _DATED.search(model_id):
-            seen.setdefault(model_id, None)
-    return tuple(seen) or _FALLBACK
+        ids = sdk_model_ids(_sdk_model_type())
+    except Exception:  # noqa: BLE001 - any failure to load the SDK's module means: use the fallback
+        return FALLBACK_MODELS
+    undated = tuple(dict.fromkeys(m for m in ids if m.startswith("claude-") and not _DATED.search(m)))
+    return undated or FALLBACK_MODELS
 
 
 def available_models() -> list[str]:
