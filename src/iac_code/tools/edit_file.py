@@ -23,23 +23,23 @@ from pydantic import Field
 
 from iac_code.core.events import DiffContent, Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.tools.client import ClientError
 from iac_code.tools.files import (
     SNIFF_BYTES,
     PathArg,
     TextFile,
-    atomic_write,
     binary_message,
     decode_text,
     is_missing,
     printable,
-    read_capped,
     regular_file_error,
-    resolve_arg,
     shown,
     sniff_binary,
     try_stat,
     unencodable,
 )
+from iac_code.tools.nofollow import ParentDir, PathChanged, changed_message
+from iac_code.tools.textio import editor_text, write_text
 
 MAX_EDIT_BYTES = 16 << 20
 SNIPPET_CONTEXT = 3
@@ -81,25 +81,23 @@ class EditFileTool(Tool[EditFileInput]):
         return "Edit file" if params is None else f"Edit {params.path}"
 
     def paths(self, params: EditFileInput, ctx: ToolContext) -> list[Path]:
-        return [resolve_arg(ctx.cwd, params.path)]
+        return [ctx.resolve(params.path)]
 
     async def preview(self, params: EditFileInput, ctx: ToolContext) -> ToolPreview:
-        path = resolve_arg(ctx.cwd, params.path)
-        edit = _prepare(path, ctx.cwd, params)
+        path = ctx.resolve(params.path)
+        edit = await _prepare(path, ctx, params)
         if isinstance(edit, str):
             return ToolPreview(error=edit)
         return ToolPreview(content=[edit.diff(path)], locations=[Location(str(path), edit.first_line)])
 
     async def run(self, params: EditFileInput, ctx: ToolContext) -> ToolResult:
-        path = resolve_arg(ctx.cwd, params.path)
+        path = ctx.resolve(params.path)
         name = shown(path, ctx.cwd)
-        edit = _prepare(path, ctx.cwd, params)
+        edit = await _prepare(path, ctx, params)
         if isinstance(edit, str):
             return ToolResult.error(edit)
-        try:
-            atomic_write(path, edit.data)
-        except OSError as exc:
-            return ToolResult.error(f"Cannot write {name}: {exc.strerror or exc}.")
+        if problem := await write_text(path, name, edit.data.decode("utf-8", "surrogateescape"), ctx, edit.data):
+            return ToolResult.error(problem)
         return ToolResult(
             output=edit.summary(name),
             content=[edit.diff(path)],
@@ -187,16 +185,20 @@ def apply_edit(file: TextFile, old: str, new: str, replace_all: bool) -> Edit | 
     )
 
 
-def _prepare(path: Path, cwd: Path, params: EditFileInput) -> Edit | str:
-    """Read `path` and compute the edit; an error message for the model if it cannot apply."""
-    name = shown(path, cwd)
+async def _prepare(path: Path, ctx: ToolContext, params: EditFileInput) -> Edit | str:
+    """Read `path` (the editor's text when the client offers reads, else the disk's) and compute
+    the edit; an error message for the model if it cannot apply."""
+    name = shown(path, ctx.cwd)
     if error := unencodable(params.new_string, "new_string"):
         return error
-    problem = regular_file_error(cwd, params.path, path)
+    problem = regular_file_error(ctx.cwd, params.path, path)
     if problem:
         return problem + (" To create a file, use write_file." if is_missing(try_stat(path)) else "")
     try:
-        data = read_capped(path, MAX_EDIT_BYTES)
+        with ParentDir(path) as parent:
+            data = parent.read_capped(MAX_EDIT_BYTES)
+    except PathChanged as exc:
+        return changed_message(name, exc, "edited")
     except OSError as exc:
         return f"Cannot read {name}: {exc.strerror or exc}."
     if data is None:
@@ -204,7 +206,16 @@ def _prepare(path: Path, cwd: Path, params: EditFileInput) -> Edit | str:
     kind = sniff_binary(data[:SNIFF_BYTES])
     if kind is not None:
         return binary_message(name, kind, len(data))
-    edit = apply_edit(decode_text(data), params.old_string, params.new_string, params.replace_all)
+    file = decode_text(data)
+    try:
+        text = await editor_text(path, ctx)
+    except PathChanged as exc:
+        return changed_message(name, exc, "edited")
+    except ClientError as exc:
+        return f"The editor could not provide {name}: {exc}. Nothing was changed; open the file in the editor or retry."
+    if text is not None:  # the editor's buffer, unsaved changes included
+        file = TextFile(text, bom=False, valid_utf8=True)
+    edit = apply_edit(file, params.old_string, params.new_string, params.replace_all)
     return f"Cannot edit {name}: {edit}" if isinstance(edit, str) else edit
 
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the file tools: path arguments, binary sniffing, text decoding and atomic writes.
+"""Helpers shared by the file tools: path arguments, binary sniffing and text decoding.
 
 `read_file` shows a file and `edit_file` matches in it through the same decoding (`decode_text`):
 a UTF-8 BOM is set aside, invalid bytes become U+FFFD in what the model sees, and lines are split
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import contextlib
 import os
 import re
 import stat
@@ -217,40 +216,6 @@ def unencodable(text: str, what: str) -> str | None:
     except UnicodeEncodeError:
         return f"{what} contains characters that cannot be written as UTF-8 (lone surrogates)."
     return None
-
-
-def read_capped(path: Path, limit: int) -> bytes | None:
-    """The bytes of `path`, or None if it is larger than `limit` bytes. Raises OSError."""
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    return None if len(data) > limit else data
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically (a temp file in the same directory, then a rename).
-
-    An existing file keeps its permission bits; a new file gets 0666 minus the umask. Missing
-    parent directories are created. Raises OSError (the temp file is removed).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        mode = None
-    tmp = path.parent / f".iac-code-{os.urandom(6).hex()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def count_lines(text: str) -> int:

@@ -8,6 +8,7 @@ project that points outside it counts as outside.
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 SENSITIVE_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker"})
@@ -27,12 +28,64 @@ PLAIN_CONFIG_DIRS = frozenset({".ssh", ".aws", ".azure"})
 """Sensitive directories whose `config` file holds settings, not secrets (unlike `.kube/config`)."""
 
 
+MAX_SCANNED_ENTRIES = 10_000
+"""A directory is searched for a name in another normal form only up to this many entries."""
+
+
 def resolve(cwd: Path, path: str | os.PathLike[str]) -> Path:
-    """The absolute real path of `path` (relative paths are taken from `cwd`; `~` is expanded)."""
+    """The absolute real path of `path` (relative paths are taken from `cwd`; `~` is expanded).
+
+    When the path does not exist as typed, each missing name is looked up in the other Unicode
+    normal form (a name typed in NFC finds a file stored in NFD, as macOS and some archives
+    store them, and vice versa); names found nowhere stay as typed.
+    """
     p = Path(os.path.expanduser(os.fspath(path)))
     if not p.is_absolute():
         p = cwd / p
-    return Path(os.path.realpath(p))
+    real = Path(os.path.realpath(p))
+    if not os.path.lexists(real):
+        return _other_normal_form(real) or real
+    return real
+
+
+def _other_normal_form(path: Path) -> Path | None:
+    """`path` with each missing component replaced by an existing name equal to it under Unicode
+    normalisation, resolved again; None when no component was found that way."""
+    current = Path(path.anchor)
+    parts = path.parts[1:]
+    found_any = False
+    for i, part in enumerate(parts):
+        candidate = current / part
+        if os.path.lexists(candidate):
+            current = candidate
+            continue
+        match = _find_normalised(current, part)
+        if match is None:
+            current = current.joinpath(*parts[i:])
+            break
+        current, found_any = current / match, True
+    return Path(os.path.realpath(current)) if found_any else None
+
+
+def _find_normalised(directory: Path, name: str) -> str | None:
+    """The entry of `directory` equal to `name` in NFC, or None."""
+    if name.isascii():
+        return None
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, name)
+        if other != name and os.path.lexists(directory / other):
+            return other
+    wanted = unicodedata.normalize("NFC", name)
+    try:
+        with os.scandir(directory) as entries:
+            for count, entry in enumerate(entries):
+                if count >= MAX_SCANNED_ENTRIES:
+                    break
+                if not entry.name.isascii() and unicodedata.normalize("NFC", entry.name) == wanted:
+                    return entry.name
+    except OSError:
+        pass
+    return None
 
 
 def is_inside(path: Path, root: Path) -> bool:

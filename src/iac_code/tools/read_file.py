@@ -7,7 +7,9 @@ output; a footer says which lines were shown and where to continue. Files of any
 
 from __future__ import annotations
 
+import asyncio
 import codecs
+import io
 import os
 import threading
 from pathlib import Path
@@ -17,6 +19,7 @@ from pydantic import Field
 
 from iac_code.core.events import Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from iac_code.tools.client import ClientError
 from iac_code.tools.files import (
     BOM,
     SNIFF_BYTES,
@@ -24,10 +27,11 @@ from iac_code.tools.files import (
     binary_message,
     in_thread,
     regular_file_error,
-    resolve_arg,
     shown,
     sniff_binary,
 )
+from iac_code.tools.nofollow import ParentDir, PathChanged, changed_message
+from iac_code.tools.textio import editor_text
 
 MAX_LINES = 2_000
 MAX_LINE_CHARS = 2_000
@@ -75,25 +79,56 @@ class ReadFileTool(Tool[ReadFileInput]):
         return f"Read {params.path} (lines {params.start_line or 1}-{params.end_line})"
 
     def paths(self, params: ReadFileInput, ctx: ToolContext) -> list[Path]:
-        return [resolve_arg(ctx.cwd, params.path)]
+        return [ctx.resolve(params.path)]
 
     def locations(self, params: ReadFileInput, ctx: ToolContext) -> list[Location]:
-        return [Location(str(resolve_arg(ctx.cwd, params.path)), params.start_line)]
+        return [Location(str(ctx.resolve(params.path)), params.start_line)]
 
     async def run(self, params: ReadFileInput, ctx: ToolContext) -> ToolResult:
         start = params.start_line or 1
         if params.end_line is not None and params.end_line < start:
             return ToolResult.error(f"end_line ({params.end_line}) is before start_line ({start}).")
-        path = resolve_arg(ctx.cwd, params.path)
+        path = ctx.resolve(params.path)
         name = shown(path, ctx.cwd)
         error = regular_file_error(ctx.cwd, params.path, path)
         if error:
             return ToolResult.error(error)
         count = MAX_LINES if params.end_line is None else min(MAX_LINES, params.end_line - start + 1)
         try:
-            return await in_thread(_read, path, name, start, count, params.end_line)
+            f = await asyncio.to_thread(_open, path)
+        except PathChanged as exc:
+            return ToolResult.error(changed_message(name, exc, "read"))
         except OSError as exc:
             return ToolResult.error(f"Cannot read {name}: {exc.strerror or exc}.")
+        note = ""
+        with f:
+            kind = sniff_binary(f.read(SNIFF_BYTES))
+            if kind is not None:  # binary files stay on disk: refused, as without an editor
+                return ToolResult.error(binary_message(name, kind, os.fstat(f.fileno()).st_size))
+            source: BinaryIO = f
+            try:
+                text = await editor_text(path, ctx)
+            except PathChanged as exc:
+                return ToolResult.error(changed_message(name, exc, "read"))
+            except ClientError as exc:  # the disk's copy is what a client without `fs` would get
+                note = f"[The editor could not provide {name} ({exc}); shown is the copy on disk.]"
+                text = None
+            if text is not None:
+                source = io.BytesIO(text.encode("utf-8", "replace"))
+            source.seek(0)
+            try:
+                result = await in_thread(_read, source, name, start, count, params.end_line)
+            except OSError as exc:
+                return ToolResult.error(f"Cannot read {name}: {exc.strerror or exc}.")
+        if note:
+            result.output += "\n" + note
+        return result
+
+
+def _open(path: Path) -> BinaryIO:
+    """`path` opened for reading without following any link (`ParentDir.open_read`)."""
+    with ParentDir(path) as parent:
+        return parent.open_read()
 
 
 class _Line:
@@ -116,23 +151,21 @@ class _Line:
         self.size += len(piece)
 
 
-def _read(path: Path, name: str, start: int, count: int, end_line: int | None, stop: threading.Event) -> ToolResult:
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        head = f.read(SNIFF_BYTES)
-        kind = sniff_binary(head)
-        if kind is not None:
-            return ToolResult.error(binary_message(name, kind, size))
-        offset = len(BOM) if head.startswith(BOM) else 0
-        f.seek(offset)
-        newlines, pending = _skip(f, start - 1, stop)
-        lines, more_newlines, pending = _collect(f, pending, count, stop)
-        newlines += more_newlines + pending.count(b"\n")
-        while chunk := f.read(CHUNK):
-            if stop.is_set():
-                break
-            newlines += chunk.count(b"\n")
-        ends_open = size > offset and _last_byte(f, size) != b"\n"
+def _read(f: BinaryIO, name: str, start: int, count: int, end_line: int | None, stop: threading.Event) -> ToolResult:
+    """Render lines `start`.. of the text stream `f` (the disk file, or the editor's text)."""
+    size = f.seek(0, os.SEEK_END)
+    f.seek(0)
+    head = f.read(len(BOM))
+    offset = len(BOM) if head.startswith(BOM) else 0
+    f.seek(offset)
+    newlines, pending = _skip(f, start - 1, stop)
+    lines, more_newlines, pending = _collect(f, pending, count, stop)
+    newlines += more_newlines + pending.count(b"\n")
+    while chunk := f.read(CHUNK):
+        if stop.is_set():
+            break
+        newlines += chunk.count(b"\n")
+    ends_open = size > offset and _last_byte(f, size) != b"\n"
     total = newlines + (1 if ends_open else 0)
     return _render(name, lines, start, total, end_line)
 

@@ -7,6 +7,7 @@ created. The call carries a diff against the old content, also in the permission
 
 from __future__ import annotations
 
+import contextlib
 import stat
 from pathlib import Path
 
@@ -14,22 +15,22 @@ from pydantic import Field
 
 from iac_code.core.events import DiffContent, Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.tools.client import ClientError
 from iac_code.tools.files import (
     SNIFF_BYTES,
     PathArg,
     access_error,
-    atomic_write,
     count_lines,
     decode_text,
     is_missing,
     printable,
-    read_capped,
-    resolve_arg,
     shown,
     sniff_binary,
     try_stat,
     unencodable,
 )
+from iac_code.tools.nofollow import ParentDir, PathChanged, changed_message
+from iac_code.tools.textio import editor_text, write_text
 
 MAX_DIFF_BYTES = 2 << 20
 """Old content larger than this is not put in the diff (a placeholder stands for it)."""
@@ -57,30 +58,28 @@ class WriteFileTool(Tool[WriteFileInput]):
         return "Write file" if params is None else f"Write {params.path}"
 
     def paths(self, params: WriteFileInput, ctx: ToolContext) -> list[Path]:
-        return [resolve_arg(ctx.cwd, params.path)]
+        return [ctx.resolve(params.path)]
 
     async def preview(self, params: WriteFileInput, ctx: ToolContext) -> ToolPreview:
         if error := unencodable(params.content, "content"):
             return ToolPreview(error=error)
-        path = resolve_arg(ctx.cwd, params.path)
-        old = _old_text(path, shown(path, ctx.cwd))
+        path = ctx.resolve(params.path)
+        old = await _current_text(path, shown(path, ctx.cwd), ctx)
         if isinstance(old, _Problem):
             return ToolPreview(error=old.message)
         return ToolPreview(content=[DiffContent(str(path), params.content, old)], locations=[Location(str(path))])
 
     async def run(self, params: WriteFileInput, ctx: ToolContext) -> ToolResult:
-        path = resolve_arg(ctx.cwd, params.path)
+        path = ctx.resolve(params.path)
         name = shown(path, ctx.cwd)
         if error := unencodable(params.content, "content"):
             return ToolResult.error(error)
-        old = _old_text(path, name)
+        old = await _current_text(path, name, ctx)
         if isinstance(old, _Problem):
             return ToolResult.error(old.message)
         data = params.content.encode("utf-8")
-        try:
-            atomic_write(path, data)
-        except OSError as exc:
-            return ToolResult.error(f"Cannot write {name}: {exc.strerror or exc}.")
+        if problem := await write_text(path, name, params.content, ctx):
+            return ToolResult.error(problem)
         lines = count_lines(params.content)
         if old is None:
             summary = f"Created {name} ({lines:,} lines, {len(data):,} bytes)."
@@ -100,8 +99,20 @@ class _Problem:
         self.message = message
 
 
+async def _current_text(path: Path, name: str, ctx: ToolContext) -> str | None | _Problem:
+    """The text `path` has now, for the diff: the editor's (unsaved changes included) when the
+    client offers reads and the file exists, else the disk's; None if it does not exist."""
+    old = _old_text(path, name)
+    if isinstance(old, str) and not old.startswith("[previous content:"):
+        with contextlib.suppress(ClientError, PathChanged):  # else the disk's copy makes a fair diff
+            text = await editor_text(path, ctx)
+            if text is not None:
+                return printable(text)
+    return old
+
+
 def _old_text(path: Path, name: str) -> str | None | _Problem:
-    """The current text of `path` for the diff: None if it does not exist, or a `_Problem`."""
+    """The current text of `path` on disk for the diff: None if it does not exist, or a `_Problem`."""
     st = try_stat(path)
     if is_missing(st):
         for parent in path.parents:
@@ -121,7 +132,10 @@ def _old_text(path: Path, name: str) -> str | None | _Problem:
     if not stat.S_ISREG(st.st_mode):
         return _Problem(f"{name} is not a regular file (a device, FIFO or socket); it cannot be written.")
     try:
-        data = read_capped(path, MAX_DIFF_BYTES)
+        with ParentDir(path) as parent:
+            data = parent.read_capped(MAX_DIFF_BYTES)
+    except PathChanged as exc:
+        return _Problem(changed_message(name, exc, "written"))
     except OSError as exc:
         return _Problem(f"Cannot read {name}: {exc.strerror or exc}.")
     if data is None:
