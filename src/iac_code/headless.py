@@ -28,7 +28,7 @@ from iac_code.agent.session import Session
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core import events
 from iac_code.core.conversation import TextBlock
-from iac_code.sessions.store import SessionNotFound, SessionStore
+from iac_code.sessions.store import SessionInUse, SessionNotFound, SessionStore
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_OK, EXIT_ERROR, EXIT_TURN_LIMIT = 0, 1, 2
@@ -185,6 +185,9 @@ async def run_prompt(
         session = open_session(cwd, settings, store, resume, continue_last)
     except SessionNotFound as exc:
         err.write(f"iac-code: session not found: {exc}\n")
+        return EXIT_ERROR
+    except SessionInUse as exc:
+        err.write(f"iac-code: session {exc} is in use by another iac-code process\n")
         return EXIT_ERROR
     if settings.model:
         session.set_model(settings.model)

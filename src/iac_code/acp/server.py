@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -50,7 +51,7 @@ from iac_code.agent.session import Session, SessionBusy, default_model
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core.events import Event, TitleChanged
 from iac_code.providers import available_models
-from iac_code.sessions.store import InvalidCursor, SessionNotFound, SessionStore
+from iac_code.sessions.store import InvalidCursor, SessionInUse, SessionNotFound, SessionStore
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,12 @@ TURN_STOP_SECONDS = 1.5
 """How long `shutdown` waits for cancelled turns to settle (the process must end within 2 s)."""
 
 SessionResult = TypeVar("SessionResult", NewSessionResult, LoadSessionResult, ForkSessionResult, ResumeSessionResult)
+
+
+def _check_session_cwd(session_cwd: str, cwd: str) -> None:
+    """-32602 naming `cwd` unless `cwd` is the directory the session belongs to (a load never moves it)."""
+    if os.path.realpath(session_cwd) != os.path.realpath(cwd):
+        raise invalid("cwd", f"the session belongs to {session_cwd}; load or resume it with that cwd")
 
 
 class IacAgent:
@@ -72,6 +79,7 @@ class IacAgent:
         self.initialized = False
         """Whether `initialize` was answered (checked by `acp.errors.guarded`)."""
         self._background: set[asyncio.Task[Any]] = set()
+        self._loading: set[str] = set()  # ids of sessions whose session/load is under way
 
     def on_connect(self, conn: Any) -> None:
         """Keep the connection used to send updates and permission requests."""
@@ -158,26 +166,39 @@ class IacAgent:
         return self._opened(NewSessionResult, session)
 
     def _load_from_disk(self, session_id: str, cwd: str) -> Session:
+        """Restore `session_id` into this connection: -32602 if it is unknown, belongs to another
+        cwd, or is live in another process or connection (PROTOCOL.md, Storage)."""
         try:
+            _check_session_cwd(self.store.read_meta(session_id).cwd, cwd)
             return self._register(Session.restore(session_id, cwd, self.settings, self.store))
         except SessionNotFound:
             raise invalid("sessionId", "Session not found") from None
+        except SessionInUse:
+            raise invalid("sessionId", "Session is in use by another iac-code process or connection") from None
 
     @guarded
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> LoadSessionResult:
         """Restore a session from disk and replay its whole history before answering."""
         cwd = check_cwd(cwd)
+        if session_id in self._loading:
+            raise invalid("sessionId", "Session is already being loaded")
         live = self.sessions.get(session_id)
         if live is not None and (session_id in self._turns or live.busy):
             raise invalid("sessionId", "Session is running a prompt; cancel it before loading")
-        session = self._load_from_disk(session_id, cwd)
-        if live is not None:
-            await live.close()  # replaced by the session just read from disk
-        emit = self._update_sink(session_id)
-        for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
-            await emit(event)
-        if session.meta.title:
-            await emit(TitleChanged(session.meta.title))
+        self._loading.add(session_id)
+        try:
+            if live is not None:  # replaced by the session read afresh from disk
+                _check_session_cwd(live.meta.cwd, cwd)
+                del self.sessions[session_id]
+                await live.close()
+            session = self._load_from_disk(session_id, cwd)
+            emit = self._update_sink(session_id)
+            for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
+                await emit(event)
+            if session.meta.title:
+                await emit(TitleChanged(session.meta.title))
+        finally:
+            self._loading.discard(session_id)
         return self._opened(LoadSessionResult, session)
 
     @guarded
@@ -195,7 +216,10 @@ class IacAgent:
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> ResumeSessionResult:
         """Reattach to a live session, or load it from disk without replay."""
         cwd = check_cwd(cwd)
-        session = self.sessions.get(session_id) or self._load_from_disk(session_id, cwd)
+        live = self.sessions.get(session_id)
+        if live is not None:
+            _check_session_cwd(live.meta.cwd, cwd)
+        session = live or self._load_from_disk(session_id, cwd)
         if session.meta.title:
             self._after_answer(self._update_sink(session_id)(TitleChanged(session.meta.title)))
         return self._opened(ResumeSessionResult, session)

@@ -24,6 +24,7 @@ from iac_code.providers import available_models, create_provider
 from iac_code.providers.models import default_claude_model
 from iac_code.redact import Redactor
 from iac_code.sessions.store import (
+    SessionClaim,
     SessionMeta,
     SessionStore,
     new_session_id,
@@ -58,8 +59,11 @@ class Session:
         messages: list[Message] | None = None,
         tools: ToolRegistry | None = None,
         provider_factory: Callable[[str, Settings], Provider] = create_provider,
+        claim: SessionClaim | None = None,
     ) -> None:
         self.meta = meta
+        self.claim = claim
+        """This process's lock on the session (`SessionStore.claim`), released by `close()`."""
         self.settings = settings
         self.store = store
         self.cwd = Path(os.path.realpath(meta.cwd))
@@ -87,16 +91,24 @@ class Session:
             thought_level=settings.thought_level,
         )
         store.create(meta)
-        return cls(meta, settings, store)
+        return cls(meta, settings, store, claim=store.claim(meta.session_id))
 
     @classmethod
     def restore(cls, session_id: str, cwd: str, settings: Settings, store: SessionStore) -> Session:
-        """Reopen a stored session (history repaired) to run in `cwd`. Raises `SessionNotFound`."""
-        meta, messages = store.load(session_id)
+        """Reopen a stored session (history repaired) to run in `cwd`, claimed for this process.
+
+        Raises `SessionNotFound`, or `SessionInUse` when another process (or connection) runs it.
+        """
+        claim = store.claim(session_id)
+        try:
+            meta, messages = store.load(session_id)
+        except BaseException:
+            claim.release()
+            raise
         meta.cwd = cwd
         if meta.model not in available_models():
             meta.model = default_model(settings)
-        return cls(meta, settings, store, messages)
+        return cls(meta, settings, store, messages, claim=claim)
 
     @classmethod
     def fork(cls, source: SessionMeta, cwd: str, settings: Settings, store: SessionStore) -> Session:
@@ -236,7 +248,15 @@ class Session:
         )
 
     async def close(self) -> None:
-        """Release the provider connection."""
-        if self._provider is not None:
-            await self._provider.aclose()
-            self._provider = None
+        """End the session's life in this process: release the provider connection, then the claim.
+
+        Awaited on every exit path (`IacAgent.shutdown`, `session/close`, a reload); what a session
+        must stop or flush when it ends belongs here.
+        """
+        try:
+            if self._provider is not None:
+                await self._provider.aclose()
+                self._provider = None
+        finally:
+            if self.claim is not None:
+                self.claim.release()

@@ -12,11 +12,17 @@ A history is the messages after the last `reset` record. Each record is written 
 and concurrent sessions never interleave; a torn last line is skipped on load, and the next
 append starts a line of its own. Listing reads only the metadata files. Known secret values are
 replaced by `[REDACTED]` before anything is written.
+
+A session is live in at most one process (PROTOCOL.md, Storage): whoever runs it holds a
+`SessionClaim`, an advisory lock (`flock`) on its history file, released when the session closes
+or the process ends, however it ends.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -140,6 +146,29 @@ class SessionNotFound(LookupError):
     """No session with that id exists on disk (or the id is malformed)."""
 
 
+class SessionInUse(RuntimeError):
+    """The session is live elsewhere: another iac-code process (or connection) holds its claim."""
+
+
+class SessionClaim:
+    """The right to run one session: an exclusive `flock` on its history file until `release()`.
+
+    The descriptor is not inherited by child processes (Python's default), so a command left
+    running by a tool cannot keep a session locked after the server is gone.
+    """
+
+    def __init__(self, session_id: str, fd: int) -> None:
+        self.session_id = session_id
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        """Give the session up (closing the descriptor drops the lock); a second call does nothing."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 class SessionStore:
     """All sessions under one directory."""
 
@@ -159,6 +188,26 @@ class SessionStore:
     def exists(self, session_id: str) -> bool:
         """Whether `session_id` is well-formed and has metadata on disk."""
         return bool(_ID.match(session_id)) and self._meta(session_id).is_file()
+
+    def claim(self, session_id: str) -> SessionClaim:
+        """Lock `session_id` for this process. Raises `SessionInUse`, or `SessionNotFound` for a bad id."""
+        if not _ID.match(session_id):
+            raise SessionNotFound(session_id)
+        path = self._history(session_id)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:  # a session without history yet
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise SessionInUse(session_id) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        return SessionClaim(session_id, fd)
 
     # ----- writing -----
 
