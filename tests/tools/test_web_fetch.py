@@ -6,6 +6,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -36,7 +37,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send(302, "text/plain", b"moved", {"Location": location})
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        path = self.path
+        path = urlsplit(self.path).path  # a request through a proxy names the absolute URL
         if path == "/page":
             self.send(200, "text/html; charset=utf-8", PAGE)
         elif path == "/text":
@@ -207,14 +208,31 @@ def test_title_kind_and_no_paths(ctx):
     assert tool.paths(params, ctx) == []
 
 
-def test_through_a_proxy_the_peer_is_the_proxy_and_is_not_checked(monkeypatch):
-    import httpx
+async def test_through_a_proxy_the_peer_is_the_proxy_and_is_not_checked(server, monkeypatch, call):
+    """A proxied request's peer is the proxy (here on 127.0.0.1), so it is not checked; a request
+    that goes direct (NO_PROXY, or no proxy for its scheme) has its peer checked as usual."""
+    port = server.rsplit(":", 1)[1]
+    lookups: dict[str, int] = {}
+    real = socket.getaddrinfo
 
+    def getaddrinfo(host, port_, *args, **kw):  # the check sees a public address, a connection 127.0.0.1
+        name = host.decode() if isinstance(host, bytes) else host
+        if not name.endswith((".test", ".internal")):
+            return real(host, port_, *args, **kw)
+        lookups[name] = lookups.get(name, 0) + 1
+        address = "93.184.216.34" if lookups[name] == 1 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port_)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    assert not web_fetch._proxied(httpx.URL("https://registry.terraform.io/"))
-    monkeypatch.setenv("HTTPS_PROXY", "http://10.0.0.1:3128")
+    monkeypatch.setenv("HTTP_PROXY", server)  # the test server doubles as the proxy
     monkeypatch.setenv("NO_PROXY", ".internal")
-    assert web_fetch._proxied(httpx.URL("https://registry.terraform.io/"))
-    assert not web_fetch._proxied(httpx.URL("http://registry.terraform.io/"))
-    assert not web_fetch._proxied(httpx.URL("https://docs.internal/"))
+    proxied = await call(tool, url=f"http://registry.test:{port}/text")
+    assert not proxied.is_error and "required_version" in proxied.output
+    bypassed = await call(tool, url=f"http://docs.internal:{port}/text")
+    assert bypassed.is_error and "127.0.0.1" in bypassed.output
+    monkeypatch.delenv("HTTP_PROXY")
+    monkeypatch.setenv("HTTPS_PROXY", server)  # carries https only: an http URL goes direct
+    direct = await call(tool, url=f"http://other.test:{port}/text")
+    assert direct.is_error and "127.0.0.1" in direct.output

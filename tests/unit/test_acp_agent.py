@@ -25,6 +25,7 @@ from acp.schema import (
 
 from iac_code.acp.server import IacAgent
 from iac_code.config import Settings
+from iac_code.providers.scripted import ScriptedProvider
 
 SLOW = {"blocks": [{"type": "text", "text": " ".join(f"w{i}" for i in range(100))}], "chunk_delay_ms": 50}
 QUICK = {"blocks": [{"type": "text", "text": "quick"}]}
@@ -53,7 +54,13 @@ class FakeConn:
 
 
 @pytest.fixture
-async def agent(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+def conn() -> FakeConn:
+    """The client side of the agent's connection."""
+    return FakeConn()
+
+
+@pytest.fixture
+async def agent(conn: FakeConn, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     for name in list(os.environ):
         if name.startswith(("IAC_CODE_", "ANTHROPIC_")):
             monkeypatch.delenv(name)
@@ -63,7 +70,7 @@ async def agent(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pyt
     script.write_text(json.dumps({"turns": turns}))
     settings = Settings(config_dir=tmp_path / "cfg", model="scripted", script=script, permission_mode="default")
     agent = IacAgent(settings)
-    agent.on_connect(FakeConn())
+    agent.on_connect(conn)
     await agent.initialize(protocol_version=1)
     (tmp_path / "proj").mkdir()
     agent.cwd = str(tmp_path / "proj")  # type: ignore[attr-defined]
@@ -105,14 +112,20 @@ async def test_close_during_a_turn_shuts_the_session_to_every_later_request(agen
     assert sid not in agent.sessions
 
 
-async def test_loading_a_live_idle_session_releases_the_old_one(agent):
+async def test_loading_a_live_idle_session_releases_the_old_one(agent, monkeypatch):
+    closed: list[ScriptedProvider] = []
+
+    async def aclose(provider: ScriptedProvider) -> None:
+        closed.append(provider)
+
+    monkeypatch.setattr(ScriptedProvider, "aclose", aclose)
     sid = await _new(agent)
     assert (await _prompt(agent, sid, "one")).stop_reason == "end_turn"
     old = agent.sessions[sid]
-    assert old._provider is not None
+    assert closed == []  # the turn's model connection is open
     await agent.load_session(cwd=agent.cwd, session_id=sid, mcp_servers=[])
     assert agent.sessions[sid] is not old
-    assert old._provider is None  # its model connection was closed
+    assert len(closed) == 1  # its model connection was closed
 
 
 def _write(path: str) -> dict:
@@ -120,9 +133,8 @@ def _write(path: str) -> dict:
 
 
 @pytest.mark.parametrize("agent", [[{"blocks": [_write("a.tf"), _write("b.tf"), _write("c.tf")]}]], indirect=True)
-async def test_a_second_cancel_while_the_first_is_settled_still_ends_every_call(agent):
+async def test_a_second_cancel_while_the_first_is_settled_still_ends_every_call(agent, conn):
     sid = await _new(agent)
-    conn = agent._conn
     conn.answer = "cancelled"  # the first cancel: the client cancels the permission prompt
 
     async def cancel_again(session_id: str, update: Any) -> None:
@@ -141,7 +153,7 @@ async def test_a_second_cancel_while_the_first_is_settled_still_ends_every_call(
 
 
 @pytest.mark.parametrize("agent", [[QUICK]], indirect=True)
-async def test_a_cancel_at_the_usage_update_keeps_the_answer_in_the_history(agent):
+async def test_a_cancel_at_the_usage_update_keeps_the_answer_in_the_history(agent, conn):
     sid = await _new(agent)
 
     async def cancel_at_usage(session_id: str, update: Any) -> None:
@@ -149,23 +161,23 @@ async def test_a_cancel_at_the_usage_update_keeps_the_answer_in_the_history(agen
             await agent.cancel(session_id=session_id)
             await asyncio.sleep(0)
 
-    agent._conn.on_update = cancel_at_usage
+    conn.on_update = cancel_at_usage
     assert (await _prompt(agent, sid, "hi")).stop_reason == "cancelled"
     history = agent.sessions[sid].conversation.messages
     assert [(m.role, m.text()) for m in history] == [("user", "hi"), ("assistant", "quick")]
 
 
 @pytest.mark.parametrize("agent", [[{"blocks": [_write("a.tf")]}, {"blocks": [{"type": "text", "text": "not written"}]}]], indirect=True)
-async def test_a_client_that_fails_the_permission_request_gets_a_rejection_not_an_internal_error(agent):
+async def test_a_client_that_fails_the_permission_request_gets_a_rejection_not_an_internal_error(agent, conn):
     sid = await _new(agent)
 
     async def broken(**_: Any) -> Any:
         raise RequestError.method_not_found("session/request_permission")
 
-    agent._conn.request_permission = broken
+    conn.request_permission = broken
     result = await _prompt(agent, sid, "write it")
     assert result.stop_reason == "end_turn"
-    final = [u for u in agent._conn.updates[sid] if isinstance(u, ToolCallProgress) and u.status]
+    final = [u for u in conn.updates[sid] if isinstance(u, ToolCallProgress) and u.status]
     assert final[-1].status == "failed" and final[-1].raw_output == {"error": "Permission denied."}
     assert not (Path(agent.cwd) / "a.tf").exists()
 
@@ -179,10 +191,10 @@ SUBAGENT_FAILS = [
 
 
 @pytest.mark.parametrize("agent", [SUBAGENT_FAILS], indirect=True)
-async def test_a_sub_agent_whose_model_request_fails_fails_its_tool_call(agent):
+async def test_a_sub_agent_whose_model_request_fails_fails_its_tool_call(agent, conn):
     sid = await _new(agent)
     assert (await _prompt(agent, sid, "use a sub-agent")).stop_reason == "end_turn"
-    updates = agent._conn.updates[sid]
+    updates = conn.updates[sid]
     final = [u for u in updates if isinstance(u, ToolCallProgress) and u.status in ("completed", "failed")]
     assert [u.status for u in final] == ["failed"]
     assert "overloaded" in final[0].raw_output["error"] and "try later" in final[0].raw_output["error"]
