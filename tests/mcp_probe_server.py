@@ -1,14 +1,16 @@
 """A real MCP server for the tests, on the `mcp` SDK's MCPServer (FastMCP in SDK 1.x).
 
     python mcp_probe_server.py stdio              # over stdin/stdout
-    python mcp_probe_server.py http PORTFILE      # Streamable HTTP on 127.0.0.1, a free port
-                                                  # (written to PORTFILE once it listens)
+    python mcp_probe_server.py http PORTFILE      # Streamable HTTP (`/mcp`) on 127.0.0.1, a free
+                                                  # port (written to PORTFILE once it listens)
+    python mcp_probe_server.py sse PORTFILE       # the older HTTP+SSE transport (`/sse`)
     python mcp_probe_server.py crash              # exits at once with an error on stderr
 
 Tools: `echo` (read-only: returns its text), `write_note` (writes `notes/<name>.txt` under the
 server's working directory), `fail` (a tool error: `isError`), `picture` (text, an image and a
-resource link), `crash` (the process exits in the middle of the call). Every call is appended to
-`calls.log` in the working directory, so tests can tell whether a tool really ran.
+resource link), `crash` (the process exits in the middle of the call), `slow` (read-only, takes
+a minute). Every call is appended to `calls.log` in the working directory, so tests can tell
+whether a tool really ran; each server process appends its pid to `pids.log` as it starts.
 """
 
 from __future__ import annotations
@@ -64,6 +66,16 @@ def picture() -> list:
     ]
 
 
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+async def slow() -> str:
+    """Takes a minute."""
+    import anyio
+
+    _log_call("slow")
+    await anyio.sleep(60)
+    return "done"
+
+
 @server.tool()
 def crash() -> str:
     """The server process dies during this call."""
@@ -72,14 +84,15 @@ def crash() -> str:
     os._exit(3)
 
 
-def serve_http(port_file: str) -> None:
+def serve_http(port_file: str, transport: str) -> None:
     import anyio
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(16)
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
+    app = server.streamable_http_app() if transport == "http" else server.sse_app()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     userver = uvicorn.Server(config)
 
     async def main() -> None:
@@ -97,10 +110,12 @@ def serve_http(port_file: str) -> None:
 
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    with open("pids.log", "a", encoding="utf-8") as pids:
+        pids.write(f"{os.getpid()}\n")
     if mode == "crash":
         print("probe: cannot start: missing PROBE_TOKEN", file=sys.stderr, flush=True)
         sys.exit(2)
-    elif mode == "http":
-        serve_http(sys.argv[2])
+    elif mode in ("http", "sse"):
+        serve_http(sys.argv[2], mode)
     else:
         server.run("stdio")

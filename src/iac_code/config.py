@@ -82,6 +82,8 @@ class _JsonFileSource(PydanticBaseSettingsSource):
             return
         if isinstance(raw, dict):
             self._data = raw
+            if "mcpServers" in raw:  # Claude's `.mcp.json` spelling
+                self._data = {**raw, "mcp_servers": raw["mcpServers"]}
         else:
             log.warning("ignoring config file %s: top level is not an object", path)
 
@@ -119,6 +121,13 @@ class Settings(BaseSettings):
     answered -32600; a longer HTTP body gets 413."""
     http_idle_timeout: float = Field(default=1800.0, gt=0)
     """Seconds after which an HTTP connection with no request and no open event stream is closed."""
+    mcp_servers: dict[str, Any] = Field(default_factory=dict)
+    """MCP servers for headless use and iac-tui, in Claude's `.mcp.json` shape; the config file's
+    key is `mcpServers` (PROTOCOL.md, MCP servers). An ACP client's own `mcpServers` replace them."""
+    mcp_connect_timeout: float = Field(default=30.0, gt=0)
+    """Seconds an MCP server has to start and list its tools."""
+    mcp_call_timeout: float = Field(default=600.0, gt=0)
+    """Seconds an MCP tool call may take."""
 
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_auth_token: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_AUTH_TOKEN")

@@ -10,6 +10,7 @@ from acp.schema import (
     EnvVarAuthMethod,
     Implementation,
     InitializeResponse,
+    McpCapabilities,
     PromptCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
@@ -43,6 +44,7 @@ def initialize_response(settings: Settings) -> InitializeResponse:
         protocol_version=acp.PROTOCOL_VERSION,
         agent_capabilities=AgentCapabilities(
             load_session=True,
+            mcp_capabilities=McpCapabilities(http=True, sse=True),
             prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
             session_capabilities=SessionCapabilities(
                 list=SessionListCapabilities(),

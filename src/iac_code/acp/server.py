@@ -30,6 +30,7 @@ from acp.schema import (
     Usage,
 )
 
+from iac_code.acp import mcp
 from iac_code.acp.capabilities import AUTH_METHOD_ID, initialize_response
 from iac_code.acp.errors import check_cwd, guarded, invalid
 from iac_code.acp.options import (
@@ -159,10 +160,11 @@ class IacAgent:
 
     @guarded
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResult:
-        """Create a session in `cwd` (absolute, existing directory)."""
+        """Create a session in `cwd` (absolute, existing directory), connecting its `mcpServers`."""
         cwd = check_cwd(cwd)
         self._check_model(default_model(self.settings), "model")
         session = self._register(Session.create(cwd, self.settings, self.store))
+        mcp.attach(session, self._conn, mcp_servers)
         return self._opened(NewSessionResult, session)
 
     def _load_from_disk(self, session_id: str, cwd: str) -> Session:
@@ -187,11 +189,12 @@ class IacAgent:
             raise invalid("sessionId", "Session is running a prompt; cancel it before loading")
         self._loading.add(session_id)
         try:
-            if live is not None:  # replaced by the session read afresh from disk
+            if live is not None:  # replaced by the session read afresh from disk (its MCP servers stop)
                 _check_session_cwd(live.meta.cwd, cwd)
                 del self.sessions[session_id]
                 await live.close()
             session = self._load_from_disk(session_id, cwd)
+            mcp.attach(session, self._conn, mcp_servers)
             emit = self._update_sink(session_id)
             for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
                 await emit(event)
@@ -210,6 +213,7 @@ class IacAgent:
         except SessionNotFound:
             raise invalid("sessionId", "Session not found") from None
         session = self._register(Session.fork(source, cwd, self.settings, self.store))
+        mcp.attach(session, self._conn, mcp_servers)
         return self._opened(ForkSessionResult, session)
 
     @guarded
@@ -217,9 +221,12 @@ class IacAgent:
         """Reattach to a live session, or load it from disk without replay."""
         cwd = check_cwd(cwd)
         live = self.sessions.get(session_id)
-        if live is not None:
+        if live is not None:  # a live session keeps the MCP servers it has
             _check_session_cwd(live.meta.cwd, cwd)
-        session = live or self._load_from_disk(session_id, cwd)
+            session = live
+        else:
+            session = self._load_from_disk(session_id, cwd)
+            mcp.attach(session, self._conn, mcp_servers)
         if session.meta.title:
             self._after_answer(self._update_sink(session_id)(TitleChanged(session.meta.title)))
         return self._opened(ResumeSessionResult, session)

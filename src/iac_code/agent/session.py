@@ -7,8 +7,9 @@ command; only one may run at a time.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from iac_code.agent import attachments
@@ -20,6 +21,8 @@ from iac_code.config import ModeId, Settings, ThoughtLevel
 from iac_code.core.conversation import Conversation, Message, TextBlock
 from iac_code.core.events import EventSink, TitleChanged
 from iac_code.core.provider import Provider
+from iac_code.mcp.hub import McpHub
+from iac_code.mcp.servers import McpServerSpec
 from iac_code.providers import available_models, create_provider
 from iac_code.providers.models import default_claude_model
 from iac_code.redact import Redactor
@@ -79,6 +82,9 @@ class Session:
         """The client's text files, when it offers them (set by the ACP adapter)."""
         self.terminals: ClientTerminals | None = None
         """The client's terminals, when it offers them (set by the ACP adapter)."""
+        self.mcp = McpHub(self.cwd, settings.mcp_connect_timeout, settings.mcp_call_timeout)
+        """The session's MCP servers; their tools join `tools` in every turn."""
+        self._mcp_start: asyncio.Task[None] | None = None
 
     @classmethod
     def create(cls, cwd: str, settings: Settings, store: SessionStore) -> Session:
@@ -197,6 +203,37 @@ class Session:
             terminals=self.terminals,
         )
 
+    # ----- MCP servers -----
+
+    def start_mcp(self, specs: Iterable[McpServerSpec], problems: Iterable[str] = ()) -> None:
+        """Start connecting the MCP servers `specs` in the background (reporting `problems` first).
+
+        The next prompt turn waits for them (each within the connect timeout); set
+        `mcp.report`/`mcp.on_status` before calling this to hear about failures.
+        """
+        previous = self._mcp_start
+        specs, problems = list(specs), list(problems)
+
+        async def start() -> None:
+            if previous is not None:
+                await asyncio.shield(previous)
+            await self.mcp.start(specs, problems)
+
+        self._mcp_start = asyncio.create_task(start(), name=f"mcp-start:{self.id}")
+
+    async def mcp_ready(self) -> None:
+        """Wait until the MCP servers started so far are connected or have failed."""
+        if self._mcp_start is not None:
+            await asyncio.shield(self._mcp_start)
+
+    def turn_tools(self) -> ToolRegistry:
+        """The tools of a turn: the built-in ones, then those of the connected MCP servers."""
+        mcp_tools = self.mcp.tools()
+        if not mcp_tools:
+            return self.tools
+        builtin = [self.tools.get(name) for name in self.tools.names()]
+        return ToolRegistry([t for t in builtin if t is not None] + mcp_tools)
+
     # ----- prompt turns -----
 
     async def prompt(
@@ -228,11 +265,12 @@ class Session:
 
     async def _loop(self, emit: EventSink, prompter: PermissionPrompter | None) -> AgentLoop:
         provider = await self.provider()
+        await self.mcp_ready()
         budget = THINKING_BUDGETS[self.thought_level] if provider.supports_thinking(self.model) else None
         max_tokens = max(self.settings.max_output_tokens, (budget or 0) + 4_096)
         return AgentLoop(
             provider=provider,
-            tools=self.tools,
+            tools=self.turn_tools(),
             conversation=self.conversation,
             policy=self.policy,
             prompter=prompter,
@@ -248,12 +286,17 @@ class Session:
         )
 
     async def close(self) -> None:
-        """End the session's life in this process: release the provider connection, then the claim.
+        """End the session's life in this process: stop its MCP servers, release the provider
+        connection, then the claim.
 
         Awaited on every exit path (`IacAgent.shutdown`, `session/close`, a reload); what a session
         must stop or flush when it ends belongs here.
         """
         try:
+            start, self._mcp_start = self._mcp_start, None
+            if start is not None and not start.done():
+                start.cancel()
+            await self.mcp.close()
             if self._provider is not None:
                 await self._provider.aclose()
                 self._provider = None
