@@ -1,10 +1,20 @@
-"""A file edit shown as a diff (textual-diff-view), folded when it is long."""
+"""A file edit shown as a diff (textual-diff-view): a header with the +/- counts, the diff below.
+
+The diff itself (a `DiffView`, some ten widgets per hunk) is mounted only while the edit is
+open: a tool call with fifty diffs shows fifty one-line headers and opens only the first few,
+so a large permission request lays out in a moment. A long open diff is folded to
+`FOLD_LINES` rows until unfolded.
+"""
 
 from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
 
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
+from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 from textual_diff_view import DiffView
@@ -12,47 +22,103 @@ from textual_diff_view import DiffView
 FOLD_LINES = 30
 
 
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file of an edit: `old_text` None means a new file. `path` is what titles show."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+
+    @property
+    def key(self) -> tuple[str, str | None, str]:
+        """Identity of the change (a panel re-renders only a change it has not shown)."""
+        return (self.path, self.old_text, self.new_text)
+
+
+def diff_counts(old_text: str | None, new_text: str) -> tuple[int, int]:
+    """(lines added, lines removed) between two texts (a new file: all lines added)."""
+    old = (old_text or "").splitlines()
+    new = new_text.splitlines()
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return added, removed
+
+
+def counts_label(added: int, removed: int) -> Content:
+    """`+3 -1` in the theme's success and error colours."""
+    return Content.from_markup("[$text-success]+$a[/] [$text-error]-$r[/]", a=str(added), r=str(removed))
+
+
+def make_diff_view(change: FileChange, *, split: bool | None = None) -> DiffView:
+    """A `DiffView` of one change; `split` None lets it split when the width allows (never for a new file)."""
+    new_file = change.old_text is None
+    auto = split is None and not new_file
+    return DiffView(change.path, change.path, change.old_text or "", change.new_text, split=bool(split), annotations=True, auto_split=auto)
+
+
 class EditDiff(VerticalGroup):
-    """The change of one file: `old_text` None means a new file. `path` is what the title shows."""
+    """The change of one file; `open` False shows only the header until it is toggled open."""
 
     expanded: var[bool] = var(False, toggle_class="-expanded")
+    is_open: var[bool] = var(True, toggle_class="-open")
 
-    def __init__(self, path: str, old_text: str | None, new_text: str) -> None:
+    def __init__(self, path: str, old_text: str | None, new_text: str, *, open: bool = True) -> None:
         super().__init__()
+        self.change = FileChange(path, old_text, new_text)
         self.path = path
         self.old_text = old_text
         self.new_text = new_text
-        self.key = (path, old_text, new_text)
-        new_file = old_text is None  # nothing to show on the left: unified view
-        self.view = DiffView(path, path, old_text or "", new_text, split=False, annotations=True, auto_split=not new_file)
-        self.long = False
-
-    async def prepare(self) -> None:
-        """Compute the diff in a thread (call before mounting a large diff)."""
-        await self.view.prepare()
-
-    def _diff_lines(self) -> int:
-        total = 0
-        for group in self.view.grouped_opcodes:
-            for tag, i1, i2, j1, j2 in group:
-                total += (i2 - i1) + (j2 - j1) if tag == "replace" else max(i2 - i1, j2 - j1)
-        return total + 1
+        self.key = self.change.key
+        self.added, self.removed = diff_counts(old_text, new_text)
+        self.set_reactive(EditDiff.is_open, open)
+        self.set_class(open, "-open")
+        self.long = self.added + self.removed > FOLD_LINES
+        self.set_class(self.long, "-long")
 
     def compose(self) -> ComposeResult:
-        self.long = self._diff_lines() > FOLD_LINES
-        self.set_class(self.long, "-long")
-        yield self.view
-        if self.long:
-            yield Static("▸ show the whole diff (enter or click)", classes="diff-more", markup=False)
+        yield Static(self._header(), classes="diff-header", markup=False)
+        if self.is_open:
+            yield make_diff_view(self.change)
+            if self.long:
+                yield Static(self._more(), classes="diff-more", markup=False)
 
-    def watch_expanded(self, expanded: bool) -> None:
-        if self.long and self.is_mounted:
-            self.query_one(".diff-more", Static).update("▴ fold the diff" if expanded else "▸ show the whole diff (enter or click)")
+    def _header(self) -> Content:
+        mark = "▾" if self.is_open else "▸"
+        new = "  [dim](new file)[/dim]" if self.change.old_text is None else ""
+        head = Content.from_markup(f"$mark [b]$path[/b]{new}  ", mark=mark, path=self.path)
+        return Content.assemble(head, counts_label(self.added, self.removed))
+
+    def _more(self) -> str:
+        return "▴ fold the diff" if self.expanded else "▸ show the whole diff (enter or click)"
+
+    async def watch_is_open(self) -> None:
+        if self.is_mounted:
+            await self.recompose()
+
+    def watch_expanded(self) -> None:
+        if self.is_mounted and self.is_open and self.long:
+            self.query_one(".diff-more", Static).update(self._more())
 
     def toggle(self) -> None:
-        """Unfold or fold a long diff."""
-        if self.long:
-            self.expanded = not self.expanded
+        """Open a closed diff; unfold or fold an open long one (a short open one closes)."""
+        if not self.is_open:
+            self.is_open = True
+        elif self.long and not self.expanded:
+            self.expanded = True
+        else:
+            self.expanded = False
+            self.is_open = False
+
+    def set_expanded(self, expanded: bool) -> None:
+        """Open and unfold (True), or fold a long diff back to its first rows (False)."""
+        if expanded:
+            self.is_open = True
+        self.expanded = expanded and self.long
 
     def on_click(self, event: events.Click) -> None:
         event.stop()

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from iac_tui.display import project_relative, strip_root
-from iac_tui.widgets.diff import EditDiff
+from iac_tui.widgets.diff import EditDiff, FileChange, counts_label
 from iac_tui.widgets.tool_output import ToolOutput
 
 KIND_ICONS = {
@@ -44,6 +44,9 @@ STATUS_LABELS = {
 # (lines shown folded, show the last lines) per kind
 PREVIEW = {"read": (0, False), "search": (6, False), "fetch": (6, False), "execute": (12, True)}
 DEFAULT_PREVIEW = (10, False)
+OPEN_DIFFS = 3  # diffs of one call shown open at first (the rest as one-line headers)
+OPEN_DIFF_ROWS = 60  # ... as long as their changed lines stay under this
+LISTED_DIFFS = 8  # diffs listed one per line; more are summed up in one line
 INPUT_KEYS = ("command", "path", "file_path", "pattern", "glob", "url", "query", "prompt", "description")
 
 
@@ -89,7 +92,11 @@ def output_text(raw_output: Any) -> str:
 class ToolCallPanel(VerticalGroup, can_focus=True):
     """One tool call (`tool_call_id`); `root` is the project dir (paths are shown relative to it)."""
 
-    BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse", show=False)]
+    BINDINGS = [
+        Binding("enter,space", "toggle", "Expand/collapse", show=False),
+        Binding("p", "pager", "Pager"),
+        Binding("v", "review", "Review diffs"),
+    ]
 
     def __init__(self, tool_call_id: str, root: Path, terminals: Mapping[str, Any] | None = None) -> None:
         super().__init__(classes="-pending")
@@ -105,6 +112,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         self.locations: list[Any] = []
         self.awaiting_permission = False
         self.folded_output = False
+        self.all_files_listed = False
 
     def compose(self) -> ComposeResult:
         with HorizontalGroup(classes="tool-header"):
@@ -113,6 +121,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             yield Static(classes="tool-status", markup=False)
         yield Static(classes="tool-input", markup=False)
         yield VerticalGroup(classes="tool-body")
+        yield Static(classes="tool-more-files", markup=False)
 
     @property
     def body(self) -> VerticalGroup:
@@ -222,7 +231,21 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         """A terminal this call shows printed something or exited: show it."""
         await self._refresh_body()
 
+    def exit_status(self) -> str:
+        """A command's exit status from its `rawOutput` (`exit status 3`), unless its text already ends with it."""
+        raw = self.raw_output
+        if self.kind != "execute" or not isinstance(raw, dict):
+            return ""
+        if raw.get("timed_out"):
+            return "⏱ timed out"
+        code = raw.get("exit_code")
+        if not isinstance(code, int):
+            return ""
+        return f"{'✔' if code == 0 else '✘'} exit status {code}"
+
     async def _refresh_body(self) -> None:
+        """Bring the body in line with the content: text replaced in place, unchanged diffs kept,
+        new widgets mounted in one go (one layout, however many diffs)."""
         if not self.is_mounted:
             return
         body = self.body
@@ -230,30 +253,93 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         children = list(body.children)
         preview, tail = (0, False) if self.folded_output else PREVIEW.get(self.kind, DEFAULT_PREVIEW)
         failed = self.status == "failed"
+        status = self.exit_status()
+        texts = [strip_root(value, self.root) for kind, value in wanted if kind == "text"]
+        if status and texts and texts[-1].rstrip().endswith(f"Exit code: {self.raw_output.get('exit_code')}"):
+            status = ""  # the agent's own text says it
+        result: list[Widget] = []
+        open_rows = 0
+        text_index = 0
         for index, (kind, value) in enumerate(wanted):
             current = children[index] if index < len(children) else None
             if kind == "text":
-                text = strip_root(value, self.root)
+                text = texts[text_index]
+                text_index += 1
                 if isinstance(current, ToolOutput):
-                    current.set_text(text, error=failed)
+                    current.set_text(text, error=failed, status=status)
+                    result.append(current)
                     continue
-                widget: Widget = ToolOutput(
-                    text, preview_lines=max(preview, 8) if failed else preview, tail=tail, terminal=self.kind == "execute", error=failed
+                result.append(
+                    ToolOutput(
+                        text, preview_lines=max(preview, 8) if failed else preview, tail=tail,
+                        terminal=self.kind == "execute", error=failed, status=status,
+                    )
                 )
-            else:
-                path = project_relative(value.path, self.root)
-                key = (path, value.old_text, value.new_text)
-                if isinstance(current, EditDiff) and current.key == key:
-                    continue
-                widget = EditDiff(path, value.old_text, value.new_text)
-                await widget.prepare()
-            if current is not None:
-                await body.mount(widget, before=current)
-                await current.remove()
-            else:
-                await body.mount(widget)
-        for extra in children[len(wanted) :]:
-            await extra.remove()
+                continue
+            path = project_relative(value.path, self.root)
+            if isinstance(current, EditDiff) and current.key == (path, value.old_text, value.new_text):
+                result.append(current)
+                continue
+            diff = EditDiff(path, value.old_text, value.new_text, open=False)
+            # the first diffs open, as long as they are short: the rest wait as one-line headers
+            if index == 0 or (open_rows + diff.added + diff.removed <= OPEN_DIFF_ROWS and index < OPEN_DIFFS):
+                diff.set_reactive(EditDiff.is_open, True)
+                diff.set_class(True, "-open")
+            open_rows += diff.added + diff.removed
+            result.append(diff)
+        if [id(w) for w in result] == [id(w) for w in children]:
+            return
+        kept = {id(w) for w in result}
+        with self.app.batch_update():
+            stale = [c for c in children if id(c) not in kept]
+            if stale:
+                await body.remove_children(stale)
+            pending = []
+            previous: Widget | None = None
+            for widget in result:
+                if widget.parent is None:
+                    if previous is not None:
+                        pending.append(body.mount(widget, after=previous))
+                    elif body.children:
+                        pending.append(body.mount(widget, before=body.children[0]))
+                    else:
+                        pending.append(body.mount(widget))
+                previous = widget
+            for mounting in pending:
+                await mounting
+        self._list_files()
+
+    def _list_files(self) -> None:
+        """Show the first `LISTED_DIFFS` diffs; the rest are summed up in one line (`v` shows them all)."""
+        diffs = [c for c in self.body.children if isinstance(c, EditDiff)]
+        for index, diff in enumerate(diffs):
+            diff.display = index < LISTED_DIFFS or self.all_files_listed
+        more = self.query_one(".tool-more-files", Static)
+        hidden = diffs[LISTED_DIFFS:] if not self.all_files_listed else []
+        more.display = bool(hidden)
+        if hidden:
+            added, removed = sum(d.added for d in hidden), sum(d.removed for d in hidden)
+            label = Content.from_markup("▸ $n more files  ", n=str(len(hidden)))
+            more.update(Content.assemble(label, counts_label(added, removed), Content.from_markup("  [dim](click to list them · v to review)[/dim]")))
+
+    def on_click(self, event: Any) -> None:
+        widget = getattr(event, "widget", None)
+        if widget is not None and widget.has_class("tool-more-files"):
+            event.stop()
+            self.all_files_listed = True
+            self._list_files()
+
+    def diff_changes(self) -> list[FileChange]:
+        """The file changes this call shows (for the reviewer)."""
+        return [
+            FileChange(project_relative(item.path, self.root), item.old_text, item.new_text)
+            for item in self.content
+            if getattr(item, "type", None) == "diff"
+        ]
+
+    def output_text(self) -> str:
+        """All the text output this call shows, unfolded (for the pager)."""
+        return "\n".join(child.text for child in self.body.children if isinstance(child, ToolOutput))
 
     def expandables(self) -> list[Widget]:
         """The folded parts of the body (outputs and diffs that can unfold)."""
@@ -261,15 +347,59 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         for child in self.body.children:
             if isinstance(child, ToolOutput) and (child.can_expand or child.expanded):
                 out.append(child)
-            elif isinstance(child, EditDiff) and child.long:
+            elif isinstance(child, EditDiff) and (child.long or not child.is_open):
                 out.append(child)
         return out
 
     def set_expanded(self, expanded: bool) -> None:
         """Unfold or fold every part of the body."""
         for child in self.expandables():
-            if getattr(child, "expanded", None) != expanded:
+            if isinstance(child, EditDiff):
+                child.set_expanded(expanded)
+            elif getattr(child, "expanded", None) != expanded:
                 child.toggle()  # type: ignore[attr-defined]
+
+    def action_pager(self) -> None:
+        """Show the whole text output in the pager."""
+        text = self.output_text()
+        if text:
+            from iac_tui.screens.pager import Pager
+
+            self.app.push_screen(Pager(text, title=strip_root(self.title or "tool output", self.root), at_end=self.kind == "execute"))
+
+    def action_review(self) -> None:
+        """Show the diffs in the full-screen reviewer; while the call awaits approval, it can answer there."""
+        changes = self.diff_changes()
+        if not changes:
+            return
+        from iac_tui.screens.diff_review import DiffReview
+
+        question = self.pending_question()
+        options = list(getattr(question, "options", None) or []) if question is not None else []
+
+        def answered(option_id: str | None) -> None:
+            if option_id is not None and question is not None:
+                ids = [o.option_id for o in options]
+                if option_id in ids:
+                    question.choose(ids.index(option_id))
+
+        self.app.push_screen(DiffReview(changes, title=strip_root(self.title or "edit", self.root), options=options), answered)
+
+    def pending_question(self) -> Any:
+        """The unanswered permission question about this call, wherever it is shown (None if none)."""
+        from iac_tui.widgets.permission import PermissionPrompt
+
+        for question in self.app.query(PermissionPrompt):
+            if getattr(question, "tool_call_id", None) == self.tool_call_id and not question.reply.done:
+                return question
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pager":
+            return any(isinstance(c, ToolOutput) for c in self.body.children)
+        if action == "review":
+            return any(isinstance(c, EditDiff) for c in self.body.children)
+        return True
 
     def action_toggle(self) -> None:
         parts = self.expandables()
