@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from textual_diff_view import DiffView
 
-from iac_tui.screens.diff_review import DiffReview, wants_review
+from iac_tui.screens.diff_review import DiffReview
 from iac_tui.screens.pager import Pager, find, location
-from iac_tui.widgets.diff import EditDiff, FileChange, diff_counts
-from iac_tui.widgets.permission import PermissionPrompt
+from iac_tui.widgets.diff import EditDiff, FileChange, diff_counts, wants_review
+from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.tool_output import ToolOutput, take_rows
 from scenario_agent import scenario_command
@@ -20,7 +20,7 @@ from tui_support import ready, send, turn_done, wait_until
 
 async def pending_question(pilot):
     app = pilot.app
-    return await wait_until(pilot, lambda: next((p for p in app.query(PermissionPrompt) if not p.reply.done), None), what="the question")
+    return await wait_until(pilot, lambda: app.query_one(PermissionQuestion).current, what="the question")
 
 
 async def test_fifty_diffs_lay_out_lazily_and_open_in_the_reviewer(ws):
@@ -29,17 +29,7 @@ async def test_fifty_diffs_lay_out_lazily_and_open_in_the_reviewer(ws):
         await ready(pilot)
         await send(pilot, "edit everything")
         await pending_question(pilot)
-        await pilot.pause(0.2)
-        panel = app.query_one(ToolCallPanel)
-        diffs = list(panel.query(EditDiff))
-        assert len(diffs) == 50 and all(d.added == 4 and d.removed == 4 for d in diffs)
-        # only the first diffs are laid out; the rest wait as headers, most of them folded into one line
-        assert 1 <= len(panel.query(DiffView)) <= 3
-        assert sum(1 for d in diffs if d.display) == 8
-        assert "42 more files" in str(panel.query_one(".tool-more-files").render())
-        assert panel.outer_size.height < 120  # the whole request was ~1,250 rows
-        # the reviewer: one diff at a time, j/k between files, s for split
-        await pilot.press("v")
+        # fifty files: the reviewer opens by itself, one diff laid out at a time
         await wait_until(pilot, lambda: isinstance(app.screen, DiffReview), what="the reviewer")
         review = app.screen
         await pilot.pause(0.1)
@@ -47,15 +37,44 @@ async def test_fifty_diffs_lay_out_lazily_and_open_in_the_reviewer(ws):
         await pilot.press("j", "j")
         await pilot.pause(0.1)
         assert review.index == 2 and review.query_one(DiffView).path_original.endswith("m02/main.tf")
-        await pilot.press("k")
-        await pilot.press("s")
+        await pilot.press("k", "s")
         await pilot.pause(0.1)
         assert review.index == 1 and review.query_one(DiffView).split
-        # the question's keys answer from the reviewer
+        await pilot.press("escape")  # back to the conversation and the docked question
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, DiffReview)
+        panel = app.query_one(ToolCallPanel)
+        diffs = list(panel.query(EditDiff))
+        assert len(diffs) == 50 and all(d.added == 4 and d.removed == 4 for d in diffs)
+        # only the first diffs are laid out; the rest wait as headers, most of them summed up in one line
+        assert 1 <= len(panel.query(DiffView)) <= 3
+        assert sum(1 for d in diffs if d.display) == 8
+        assert "42 more files" in str(panel.query_one(".tool-more-files").render())
+        assert panel.outer_size.height < 120  # the whole request was ~1,250 rows
+        # ctrl+d opens the reviewer again; the question's letters answer from there
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiffReview), what="the reviewer")
         await pilot.press("a")
         await turn_done(pilot)
         assert not isinstance(app.screen, DiffReview)
         assert panel.status == "completed"
+
+
+async def test_typing_into_the_reviewer_does_not_answer(ws):
+    app = ws.app(agent=scenario_command("diffs:5:21"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "edit everything")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiffReview), what="the reviewer")
+        review = app.screen
+        await pilot.press(*"wait, what is")
+        await pilot.pause(0.8)
+        assert isinstance(app.screen, DiffReview) and not review.letters
+        question = app.query_one(PermissionQuestion)
+        assert question.current is not None and not question.current.request.reply.done
+        await pilot.press("a")
+        await pilot.pause(0.8)
+        assert question.current is not None and not question.current.request.reply.done
 
 
 async def test_a_300k_character_line_is_folded(ws):
@@ -144,14 +163,20 @@ async def _question(pilot):
 
 
 def test_snapshot_fifty_diff_question(snap_compare, ws):
+    async def run(pilot):
+        await _question(pilot)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, DiffReview), what="the reviewer")
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+
     app = ws.app(agent=scenario_command("diffs:50:21"), cwd_label="~/work/infra")
-    assert snap_compare(app, terminal_size=(120, 40), run_before=_question)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run)
 
 
 def test_snapshot_fifty_diff_reviewer(snap_compare, ws):
     async def run(pilot):
         await _question(pilot)
-        await pilot.press("v", "j", "j")
+        await pilot.press("j", "j")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, DiffReview) and pilot.app.screen.index == 2, what="the reviewer")
         await pilot.pause(0.3)
 

@@ -5,35 +5,30 @@ On the left the files with their +/- counts; on the right the diff of the highli
 (only that one is laid out, so fifty files open at once). `j` / `k` move between files,
 `s` toggles split and unified views, `esc` / `q` closes. Given the permission `options`
 (SDK `PermissionOption`s), their keys answer from here too (`a` allow once, `A` allow always,
-`r` reject once, `R` reject always; no text box is on this screen for a key to be meant for),
-and the screen is dismissed with the chosen option id; closing it answers nothing (None).
+`r` reject once, `R` reject always) and the screen is dismissed with the chosen option id;
+closing it answers nothing (None). The letters are as guarded as the docked question's: with
+`letters` False (the person was typing when it opened) they are off from the start, any other
+printable key turns them off, and an answer letter waits `LETTER_GRACE` for a next key that
+would make it the start of a word.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import var
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from iac_tui.widgets.diff import FileChange, counts_label, diff_counts, make_diff_view
-
-KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
-MANY_FILES = 2  # a request with more files than this deserves the reviewer
-LONG_DIFF = 40  # ... and so does one whose changed lines exceed this
-
-
-def wants_review(changes: list[FileChange]) -> bool:
-    """True when an edit is better reviewed full screen: several files, or a long diff."""
-    if len(changes) > MANY_FILES:
-        return True
-    return sum(sum(diff_counts(c.old_text, c.new_text)) for c in changes) > LONG_DIFF
+from iac_tui.widgets.permission import KIND_KEYS, LETTER_GRACE
 
 
 class DiffReview(Screen[str | None]):
@@ -44,21 +39,21 @@ class DiffReview(Screen[str | None]):
         Binding("k,up", "move(-1)", "Previous file"),
         Binding("s", "toggle_split", "Split/unified"),
         Binding("escape,q", "dismiss(None)", "Back"),
-        Binding("a", "answer('allow_once')", "Allow once", priority=True),
-        Binding("A", "answer('allow_always')", "Allow always", priority=True),
-        Binding("r", "answer('reject_once')", "Reject", priority=True),
-        Binding("R", "answer('reject_always')", "Reject always", priority=True),
     ]
 
     index: var[int] = var(0)
     split: var[bool] = var(False)
 
-    def __init__(self, changes: list[FileChange], title: str = "Review the changes", options: list[Any] | None = None) -> None:
+    def __init__(
+        self, changes: list[FileChange], title: str = "Review the changes", options: list[Any] | None = None, *, letters: bool = True
+    ) -> None:
         super().__init__()
         self.changes = list(changes)
         self.title_text = title
         self.options = list(options or [])
+        self.letters = letters
         self.counts = [diff_counts(c.old_text, c.new_text) for c in self.changes]
+        self._held: tuple[str, Timer] | None = None
 
     def compose(self) -> ComposeResult:
         added = sum(a for a, _ in self.counts)
@@ -81,12 +76,40 @@ class DiffReview(Screen[str | None]):
         yield Footer()
 
     def _options_help(self) -> Content:
+        if not self.letters:
+            return Content.from_markup("[$text-warning]Letter keys are off (you were typing):[/]\nesc goes back to the question")
         parts = []
         for option in self.options:
             key = KIND_KEYS.get(option.kind)
             if key is not None:
-                parts.append(Content.from_markup("[b]$key[/b] $name", key=key, name=option.name))
+                parts.append(Content.from_markup("[b] $key [/b] $name", key=key, name=option.name))
         return Content("\n").join(parts)
+
+    def _suspend_letters(self) -> None:
+        self.letters = False
+        if self.options and self.is_mounted:
+            self.query_one("#review-options", Static).update(self._options_help())
+
+    def on_key(self, event: events.Key) -> None:
+        """Answer letters (guarded, see the module docstring); any other printable key turns them off."""
+        if not self.options or event.key in ("j", "k", "s", "q"):
+            return
+        held, self._held = self._held, None
+        if held is not None:
+            held[1].stop()
+        kinds = {key: kind for kind, key in KIND_KEYS.items()}
+        if self.letters and held is None and event.character in kinds and any(o.kind == kinds[event.character] for o in self.options):
+            event.stop()
+            kind = kinds[event.character]
+            self._held = (kind, self.set_timer(LETTER_GRACE, lambda: self._commit(kind)))
+        elif event.is_printable:
+            event.stop()
+            self._suspend_letters()
+
+    def _commit(self, kind: str) -> None:
+        if self._held is not None and self._held[0] == kind and self.letters:
+            self._held = None
+            self.action_answer(kind)
 
     async def on_mount(self) -> None:
         files = self.query_one("#review-files", OptionList)
@@ -112,11 +135,6 @@ class DiffReview(Screen[str | None]):
     async def action_toggle_split(self) -> None:
         self.split = not self.split
         await self._show(self.index)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "answer":
-            return any(o.kind == parameters[0] for o in self.options)
-        return True
 
     def action_answer(self, kind: str) -> None:
         option = next((o for o in self.options if o.kind == kind), None)

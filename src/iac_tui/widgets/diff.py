@@ -20,6 +20,8 @@ from textual.widgets import Static
 from textual_diff_view import DiffView
 
 FOLD_LINES = 30
+MANY_FILES = 2  # an edit of more files than this is better reviewed full screen
+LONG_DIFF = 40  # ... and so is one whose changed lines exceed this
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,15 @@ def diff_counts(old_text: str | None, new_text: str) -> tuple[int, int]:
         if tag in ("replace", "insert"):
             added += j2 - j1
     return added, removed
+
+
+def wants_review(changes: list[FileChange]) -> bool:
+    """True when an edit is better reviewed full screen (`screens.diff_review`): several files, or a long diff."""
+    if not changes:
+        return False
+    if len(changes) > MANY_FILES:
+        return True
+    return sum(sum(diff_counts(c.old_text, c.new_text)) for c in changes) > LONG_DIFF
 
 
 def counts_label(added: int, removed: int) -> Content:

@@ -22,7 +22,6 @@ Printable keys typed meanwhile are not lost: they are posted as `Typed` for the 
 
 from __future__ import annotations
 
-import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from typing import Any
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.message import Message
@@ -40,24 +40,12 @@ from textual.widgets import Static
 
 from iac_tui.display import project_relative, strip_root
 from iac_tui.messages import PermissionRequested
+from iac_tui.widgets.diff import FileChange, diff_counts, wants_review
 
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
 QUESTIONS = {"edit": "Allow this edit?", "execute": "Allow this command?", "delete": "Allow this deletion?", "move": "Allow this move?"}
 TYPING_WINDOW = 1.5  # seconds: a key in the prompt box this recent means the person was typing
 LETTER_GRACE = 0.5  # seconds an answer letter waits for a next key that would make it the start of a word
-
-
-def diff_counts(old_text: str | None, new_text: str) -> tuple[int, int]:
-    """(lines added, lines removed) from `old_text` (None: a new file) to `new_text`."""
-    old = (old_text or "").splitlines()
-    new = new_text.splitlines()
-    added = removed = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += i2 - i1
-        if tag in ("replace", "insert"):
-            added += j2 - j1
-    return added, removed
 
 
 def describe(tool_call: Any, kind: str, title: str, root: Path) -> Content:
@@ -99,6 +87,8 @@ class Ask:
 class PermissionQuestion(VerticalGroup, can_focus=True):
     """The docked question (hidden while nothing is pending); `last_typed()` is the monotonic
     time of the latest key typed in the prompt box (to tell a typing burst)."""
+
+    BINDINGS = [Binding("ctrl+d", "review", "Review diffs")]
 
     letters: var[bool] = var(True, toggle_class="-letters")
 
@@ -171,6 +161,55 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         self.display = True
         self._redraw()
         self.focus()
+        if self.letters and self.diff_only() and wants_review(self.changes()):
+            self.action_review()  # several files or a long diff: full screen
+
+    # ----- the full-screen diff reviewer -----
+
+    def changes(self) -> list[FileChange]:
+        """The file changes of the request shown (its diff content)."""
+        ask = self.current
+        items = getattr(ask.request.tool_call, "content", None) or [] if ask is not None else []
+        root = getattr(self.app, "project", Path("/"))
+        return [
+            FileChange(project_relative(item.path, root), item.old_text, item.new_text)
+            for item in items
+            if getattr(item, "type", None) == "diff"
+        ]
+
+    def diff_only(self) -> bool:
+        """The request shown carries diffs and nothing else."""
+        ask = self.current
+        items = getattr(ask.request.tool_call, "content", None) or [] if ask is not None else []
+        return bool(items) and all(getattr(item, "type", None) == "diff" for item in items)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "review":
+            return bool(self.changes())
+        return True
+
+    def action_review(self) -> None:
+        """Open the request's diffs full screen (`DiffReview`); an answer chosen there answers the request."""
+        ask = self.current
+        changes = self.changes()
+        if ask is None or not changes:
+            return
+        from iac_tui.screens.diff_review import DiffReview
+
+        request = ask.request
+        title = strip_root(getattr(request.tool_call, "title", None) or ask.question, getattr(self.app, "project", Path("/")))
+        screen = DiffReview(changes, title=title, options=request.options, letters=self.letters)
+
+        def answered(option_id: str | None) -> None:
+            if option_id is not None:
+                request.reply.answer(option_id)
+
+        def settled(_: Any) -> None:  # answered or cancelled elsewhere: the reviewer has nothing left to ask
+            if screen.is_attached and self.app.screen is screen:
+                screen.dismiss(None)
+
+        request.reply.future.add_done_callback(settled)
+        self.app.push_screen(screen, answered)
 
     def _settled(self, request: PermissionRequested) -> None:
         if not self.is_attached:
@@ -205,10 +244,11 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
             else:
                 parts.append(Content.from_markup("  [dim] $key [/dim] $name", key=key, name=option.name))
         self.query_one(".question-options", Static).update(Content("\n").join(parts))
+        review = " · ctrl+d diffs full screen" if self.changes() else ""
         if self.letters:
-            hint = "[dim]a/A/r/R, or ↑↓ and enter · esc cancels the turn[/dim]"
+            hint = f"[dim]a/A/r/R, or ↑↓ and enter · esc cancels the turn{review}[/dim]"
         else:
-            hint = "[$text-warning]Letter keys are off (you were typing): choose with ↑↓, then enter[/] [dim]· esc cancels the turn[/dim]"
+            hint = f"[$text-warning]Letter keys are off (you were typing): choose with ↑↓, then enter[/] [dim]· esc cancels the turn{review}[/dim]"
         self.query_one(".question-hint", Static).update(Content.from_markup(hint))
 
     # ----- keys -----

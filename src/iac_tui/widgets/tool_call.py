@@ -368,31 +368,20 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             self.app.push_screen(Pager(text, title=strip_root(self.title or "tool output", self.root), at_end=self.kind == "execute"))
 
     def action_review(self) -> None:
-        """Show the diffs in the full-screen reviewer; while the call awaits approval, it can answer there."""
+        """Show the diffs in the full-screen reviewer (while the call awaits approval, the
+        question opens it, so that it can answer there)."""
         changes = self.diff_changes()
         if not changes:
             return
         from iac_tui.screens.diff_review import DiffReview
+        from iac_tui.widgets.permission import PermissionQuestion
 
-        question = self.pending_question()
-        options = list(getattr(question, "options", None) or []) if question is not None else []
-
-        def answered(option_id: str | None) -> None:
-            if option_id is not None and question is not None:
-                ids = [o.option_id for o in options]
-                if option_id in ids:
-                    question.choose(ids.index(option_id))
-
-        self.app.push_screen(DiffReview(changes, title=strip_root(self.title or "edit", self.root), options=options), answered)
-
-    def pending_question(self) -> Any:
-        """The unanswered permission question about this call, wherever it is shown (None if none)."""
-        from iac_tui.widgets.permission import PermissionPrompt
-
-        for question in self.app.query(PermissionPrompt):
-            if getattr(question, "tool_call_id", None) == self.tool_call_id and not question.reply.done:
-                return question
-        return None
+        for question in self.app.query(PermissionQuestion):
+            ask = question.current
+            if ask is not None and getattr(ask.request.tool_call, "tool_call_id", None) == self.tool_call_id:
+                question.action_review()
+                return
+        self.app.push_screen(DiffReview(changes, title=strip_root(self.title or "edit", self.root)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pager":
