@@ -2,6 +2,8 @@
 
 - A request before `initialize` is -32600 (PROTOCOL.md: `initialize` must be the first call).
 - A bad parameter is -32602 with `data` naming the field: `{"cwd": "must be an absolute path"}`.
+- Session storage that cannot be written is -32603 whose `data.reason` says what failed
+  (PROTOCOL.md, Storage).
 - An unexpected exception is -32603 with a short `errorId` that is also in the log, never a
   traceback (the server never dies on input).
 """
@@ -17,6 +19,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 from acp import RequestError
+
+from iac_code.sessions.journal import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,9 @@ def guarded(method: F) -> F:
             return await method(agent, *args, **kwargs)
         except (RequestError, asyncio.CancelledError):
             raise
+        except StorageError as exc:  # PROTOCOL.md, Storage: say what failed, in plain words
+            log.error("%s failed: %s", method.__name__, exc)
+            raise RequestError.internal_error({"reason": str(exc)}) from None
         except Exception:
             error_id = uuid.uuid4().hex[:8]
             log.exception("internal error %s in %s", error_id, method.__name__)

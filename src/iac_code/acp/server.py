@@ -50,14 +50,17 @@ from iac_code.acp.updates import commands_update, to_update
 from iac_code.agent.replay import replay_events
 from iac_code.agent.session import Session, SessionBusy, default_model
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
-from iac_code.core.events import Event, TitleChanged
+from iac_code.core.events import Event, Notice, TitleChanged
 from iac_code.providers import available_models
+from iac_code.sessions.journal import StorageError
 from iac_code.sessions.store import InvalidCursor, SessionInUse, SessionNotFound, SessionStore
 
 log = logging.getLogger(__name__)
 
 TURN_STOP_SECONDS = 1.5
 """How long `shutdown` waits for cancelled turns to settle (the process must end within 2 s)."""
+
+UNSAVED_KEPT = "The conversation is kept in memory and saved with the next message once this is fixed."
 
 SessionResult = TypeVar("SessionResult", NewSessionResult, LoadSessionResult, ForkSessionResult, ResumeSessionResult)
 
@@ -320,6 +323,9 @@ class IacAgent:
             result = await asyncio.shield(turn)
         except SessionBusy:
             raise invalid("sessionId", "A prompt is already running in this session") from None
+        except StorageError as exc:  # answered -32603 with the reason by `guarded`
+            await self._update_sink(session_id)(Notice(f"\n\n**Error:** {exc} {UNSAVED_KEPT}\n"))
+            raise
         except asyncio.CancelledError:
             me = asyncio.current_task()
             if turn.cancelled() and me is not None and not me.cancelling():

@@ -8,6 +8,7 @@ command; only one may run at a time.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,6 +27,7 @@ from iac_code.mcp.servers import McpServerSpec
 from iac_code.providers import available_models, create_provider
 from iac_code.providers.models import default_claude_model
 from iac_code.redact import Redactor
+from iac_code.sessions.journal import StorageError
 from iac_code.sessions.store import (
     SessionClaim,
     SessionMeta,
@@ -37,6 +39,8 @@ from iac_code.sessions.store import (
 from iac_code.tools.base import ToolContext
 from iac_code.tools.client import ClientFiles, ClientTerminals
 from iac_code.tools.registry import ToolRegistry, default_registry
+
+log = logging.getLogger(__name__)
 
 THINKING_BUDGETS: dict[str, int | None] = {"off": None, "low": 2_048, "medium": 8_192, "high": 24_576}
 """Extended-thinking budget in tokens for each `thought_level`."""
@@ -71,7 +75,8 @@ class Session:
         self.store = store
         self.cwd = Path(os.path.realpath(meta.cwd))
         self.tools = tools or default_registry()
-        self.conversation = Conversation(messages, store.journal(meta.session_id))
+        self.journal = store.journal(meta.session_id)
+        self.conversation = Conversation(messages, self.journal)
         self.policy = PermissionPolicy(meta.mode or settings.permission_mode)  # type: ignore[arg-type]
         self._provider_factory = provider_factory
         self._provider: Provider | None = None
@@ -301,5 +306,9 @@ class Session:
                 await self._provider.aclose()
                 self._provider = None
         finally:
+            try:
+                self.journal.flush()  # records a failed write left queued, if the disk allows now
+            except StorageError as exc:
+                log.error("session %s closes with %d unsaved records: %s", self.id, self.journal.pending, exc)
             if self.claim is not None:
                 self.claim.release()

@@ -1,16 +1,16 @@
 """Sessions on disk: an append-only JSONL history and a small metadata file per session.
 
-Layout under `<config dir>/sessions/`::
+Layout under `<config dir>/sessions/` (appending, and what happens when a write fails, is
+`sessions/journal.py`)::
 
     <session id>.jsonl   one record per line, appended as each message completes:
                          {"type": "message", "message": {...}}
                          {"type": "reset", "reason": "compaction|clear", "messages": [...]}
     <session id>.json    metadata (cwd, title, times, model, mode), replaced atomically
 
-A history is the messages after the last `reset` record. Each record is written with a single
-`write` on a file opened for appending, so a killed server loses at most the message in flight
-and concurrent sessions never interleave; a torn last line is skipped on load, and the next
-append starts a line of its own. Listing reads only the metadata files. Known secret values are
+A history is the messages after the last `reset` record; a torn last line is skipped on load.
+Listing reads only the metadata files. A write that fails raises `StorageError`, whose text says
+what failed in plain words. Known secret values are
 replaced by `[REDACTED]` before anything is written.
 
 A session is live in at most one process (PROTOCOL.md, Storage): whoever runs it holds a
@@ -39,6 +39,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_valid
 
 from iac_code.core.conversation import Message, repair
 from iac_code.redact import Redactor
+from iac_code.sessions.journal import SessionFile, storage_error
 
 log = logging.getLogger(__name__)
 
@@ -107,41 +108,6 @@ class SessionPage:
     next_cursor: str | None
 
 
-class SessionFile:
-    """Appends one session's records (a `Journal` for its conversation)."""
-
-    def __init__(self, path: Path, redact: Redactor) -> None:
-        self.path = path
-        self._redact = redact
-        self._tail_checked = False
-
-    def _write(self, record: dict) -> None:
-        line = self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
-        data = line.encode("utf-8", errors="replace")  # a lone surrogate must not lose the record
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            if not self._tail_checked:
-                # A server killed mid-write leaves a torn last line without its newline: end it
-                # first, or this record would be glued to it and be lost with it on load.
-                size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    data = b"\n" + data
-                self._tail_checked = True
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-
-    def append(self, message: Message) -> None:
-        """Persist one completed message."""
-        self._write({"type": "message", "message": message.model_dump(mode="json")})
-
-    def reset(self, messages: list[Message], reason: str) -> None:
-        """Persist that the conversation was replaced by `messages`."""
-        self._write({"type": "reset", "reason": reason, "messages": [m.model_dump(mode="json") for m in messages]})
-
-
 class SessionNotFound(LookupError):
     """No session with that id exists on disk (or the id is malformed)."""
 
@@ -197,8 +163,11 @@ class SessionStore:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:  # a session without history yet
-            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+                fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError as exc:
+                raise storage_error("create the session history", path, exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -212,9 +181,13 @@ class SessionStore:
     # ----- writing -----
 
     def create(self, meta: SessionMeta) -> SessionFile:
-        """Start a new, empty session on disk."""
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._history(meta.session_id).touch(mode=0o600)
+        """Start a new, empty session on disk. Raises `StorageError`."""
+        path = self._history(meta.session_id)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path.touch(mode=0o600)
+        except OSError as exc:
+            raise storage_error("create the session", path, exc) from None
         self.write_meta(meta)
         return self.journal(meta.session_id)
 
@@ -223,16 +196,22 @@ class SessionStore:
         return SessionFile(self._history(session_id), self._redact)
 
     def write_meta(self, meta: SessionMeta) -> None:
-        """Replace a session's metadata atomically."""
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        """Replace a session's metadata atomically. Raises `StorageError` (the old file stays)."""
+        path = self._meta(meta.session_id)
         data = self._redact(meta.model_dump_json()).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".meta-", suffix=".tmp")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".meta-", suffix=".tmp")
+        except OSError as exc:
+            raise storage_error("save the session's metadata", path, exc) from None
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, self._meta(meta.session_id))
-        except BaseException:
+            os.replace(tmp, path)
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise storage_error("save the session's metadata", path, exc) from None
             raise
 
     def fork(self, session_id: str, meta: SessionMeta) -> SessionFile:
@@ -242,11 +221,14 @@ class SessionStore:
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         src = self._history(session_id)
         dst = self._history(meta.session_id)
-        if src.exists():
-            shutil.copyfile(src, dst)
-            os.chmod(dst, 0o600)
-        else:
-            dst.touch(mode=0o600)
+        try:
+            if src.exists():
+                shutil.copyfile(src, dst)
+                os.chmod(dst, 0o600)
+            else:
+                dst.touch(mode=0o600)
+        except OSError as exc:
+            raise storage_error("copy the session history", dst, exc) from None
         self.write_meta(meta)
         return self.journal(meta.session_id)
 
