@@ -2,6 +2,9 @@
 
 Writes and commands run only when the permission mode or `--allow` lets them; any call that
 would ask a person is refused instead, and the model receives `Permission denied.`.
+MCP servers come from the config file's `mcpServers`; a project's `.mcp.json` is used only if
+it was approved before (in iac-tui or an editor) or with `--allow .mcp.json`. Server failures
+are reported on stderr.
 
 Output formats (stdout):
 - `text`: the answer text as it streams; tool activity and notices go to stderr;
@@ -28,6 +31,7 @@ from iac_code.agent.session import Session
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core import events
 from iac_code.core.conversation import TextBlock
+from iac_code.mcp.servers import specs_from_config
 from iac_code.sessions.store import SessionInUse, SessionNotFound, SessionStore
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -195,6 +199,14 @@ async def run_prompt(
         err.write(f"iac-code: {CREDENTIALS_HELP}\n")
         return EXIT_ERROR
     printer = Printer(output_format, out, err)
+    specs, problems = specs_from_config(settings.mcp_servers)
+
+    async def report(text: str) -> None:
+        err.write(text + "\n")
+
+    session.mcp.report = report
+    if specs or problems:
+        session.start_mcp(specs, problems)
     try:
         result = await session.prompt([TextBlock(text=prompt)], printer.emit, HeadlessPrompter(allow or set()))
     finally:

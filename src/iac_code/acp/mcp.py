@@ -42,10 +42,9 @@ def specs_from_acp(servers: list[Any] | None) -> tuple[list[McpServerSpec], list
 
 
 def attach(session: Session, conn: Any, servers: list[Any] | None) -> None:
-    """Connect `servers` for `session` in the background, reporting to the client over `conn`."""
+    """Connect `servers` for `session` in the background; its servers (these, and a project's
+    approved `.mcp.json` ones) report to the client over `conn`."""
     specs, problems = specs_from_acp(servers)
-    if not specs and not problems:
-        return
     session_id = session.id
 
     async def report(text: str) -> None:
@@ -65,4 +64,5 @@ def attach(session: Session, conn: Any, servers: list[Any] | None) -> None:
 
     session.mcp.report = report
     session.mcp.on_status = publish
-    session.start_mcp(specs, problems)
+    if specs or problems:
+        session.start_mcp(specs, problems)

@@ -17,11 +17,12 @@ from iac_code.agent import attachments
 from iac_code.agent.commands import COMMANDS, run_command
 from iac_code.agent.loop import AgentLoop, LoopConfig, TurnResult
 from iac_code.agent.permissions import PermissionPolicy, PermissionPrompter
+from iac_code.agent.project_mcp import approved_servers
 from iac_code.agent.system_prompt import build_system_prompt
 from iac_code.config import ModeId, Settings, ThoughtLevel
 from iac_code.core.conversation import Conversation, Message, TextBlock
 from iac_code.core.events import EventSink, TitleChanged
-from iac_code.core.provider import Provider
+from iac_code.core.provider import Provider, Usage
 from iac_code.mcp.hub import McpHub
 from iac_code.mcp.servers import McpServerSpec
 from iac_code.providers import available_models, create_provider
@@ -90,6 +91,7 @@ class Session:
         self.mcp = McpHub(self.cwd, settings.mcp_connect_timeout, settings.mcp_call_timeout)
         """The session's MCP servers; their tools join `tools` in every turn."""
         self._mcp_start: asyncio.Task[None] | None = None
+        self._project_mcp_checked = False
 
     @classmethod
     def create(cls, cwd: str, settings: Settings, store: SessionStore) -> Session:
@@ -262,6 +264,13 @@ class Session:
                 if title:
                     self.meta.title = title
                     await emit(TitleChanged(title))
+            if not self._project_mcp_checked:
+                self._project_mcp_checked = True
+                found = await approved_servers(self.cwd, self.settings.config_dir, emit, prompter)
+                if found == "cancelled":
+                    return TurnResult("cancelled", Usage())
+                if found is not None:
+                    self.start_mcp(found.specs, found.problems)
             loop = await self._loop(emit, prompter)
             return await loop.run(Message(role="user", content=list(content)))
         finally:

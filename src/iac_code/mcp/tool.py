@@ -56,10 +56,10 @@ class McpArguments(ToolInput):
         return dict(self.model_extra or {})
 
 
-class McpTool(Tool):
+class McpTool(Tool[McpArguments]):
     """One tool of a connected MCP server (see the module docstring)."""
 
-    input_model: ClassVar[type[ToolInput]] = McpArguments
+    input_model: ClassVar[type[McpArguments]] = McpArguments
 
     def __init__(self, connection: McpConnection, info: McpToolInfo) -> None:
         self.connection = connection
@@ -72,7 +72,7 @@ class McpTool(Tool):
         about = info.description or (info.annotations.title if info.annotations and info.annotations.title else "")
         self.description = f"{about}\n\n(Tool `{info.name}` of the MCP server `{self.server}`.)".strip()  # type: ignore[misc]
 
-    def title(self, params: ToolInput | None) -> str:
+    def title(self, params: McpArguments | None) -> str:
         """"<server>: <tool title or name>", e.g. "probe: echo"."""
         label = self.info.title or (self.info.annotations.title if self.info.annotations else None) or self.info.name
         return f"{self.server}: {label}"
@@ -85,11 +85,10 @@ class McpTool(Tool):
             return {"type": "object", "properties": {}}
         return schema
 
-    async def run(self, params: ToolInput, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: McpArguments, ctx: ToolContext) -> ToolResult:
         """Call the tool on its server and map the result (see the module docstring)."""
-        arguments = params.arguments() if isinstance(params, McpArguments) else params.model_dump()
         try:
-            result = await self.connection.call_tool(self.info.name, arguments)
+            result = await self.connection.call_tool(self.info.name, params.arguments())
         except McpCallError as exc:
             return ToolResult.error(str(exc))
         return to_tool_result(result)
