@@ -4,6 +4,11 @@ Blocks are user messages, agent messages, thoughts, tool-call panels, plans and 
 chunks go to the open message or thought (a new block starts when the kind of content changes);
 tool calls are found by id and updated in place; each turn has one plan, updated in place and
 moved to the bottom when it changes.
+
+A long session would grow without end (memory, and the layout work of every keystroke), so
+once the blocks take more than `max_rows` rows the oldest finished blocks are pruned down to
+`PRUNE_TO` of it, while the view follows the bottom (never under the reader's eyes); a note at
+the top says so. The session itself is untouched: loading it again shows everything.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 
+from iac_tui import config
 from iac_tui.messages import PermissionAnswer
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.message import AgentMessage, UserMessage
@@ -24,12 +31,19 @@ from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.welcome import Welcome
 
 
-class Conversation(VerticalScroll, can_focus=False):
-    """The conversation view of one session; `root` is the project dir (for relative paths)."""
+PRUNE_TO = 0.6  # of max_rows
 
-    def __init__(self, root: Path) -> None:
+
+class Conversation(VerticalScroll, can_focus=False):
+    """The conversation view of one session; `root` is the project dir (for relative paths);
+    `max_rows` (default `config.max_conversation_rows()`) bounds what it keeps."""
+
+    def __init__(self, root: Path, max_rows: int | None = None) -> None:
         super().__init__(id="conversation")
         self.root = root
+        self.max_rows = max_rows or config.max_conversation_rows()
+        self.pruned = 0  # blocks pruned so far
+        self._prune_pending = False
         self._open: AgentMessage | Thought | UserMessage | None = None
         self._tools: dict[str, ToolCallPanel] = {}
         self._plan: PlanView | None = None
@@ -45,6 +59,54 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def _add(self, widget: Widget) -> None:
         await self.mount(widget)
+        if not self._prune_pending:
+            self._prune_pending = True
+            self.call_after_refresh(self._prune)
+
+    def _rows(self, widget: Widget) -> int:
+        return widget.outer_size.height + widget.styles.margin.top + widget.styles.margin.bottom
+
+    def _removable(self, widget: Widget) -> bool:
+        """A finished block: not streaming, not a running or pending tool call, not the plan."""
+        if widget is self._open or widget is self._plan or isinstance(widget, PlanView):
+            return False
+        if isinstance(widget, ToolCallPanel):
+            return widget.status in ("completed", "failed", "interrupted") and not widget.awaiting_permission
+        return True
+
+    async def _prune(self) -> None:
+        """Remove the oldest finished blocks once the blocks take more than `max_rows` rows."""
+        self._prune_pending = False
+        blocks = [b for b in self.children if not b.has_class("-pruned-note")]
+        total = sum(self._rows(b) for b in blocks)
+        if total <= self.max_rows or self.scroll_y < self.max_scroll_y - 2:  # not while the reader is scrolled up
+            return
+        target = int(self.max_rows * PRUNE_TO)
+        doomed: list[Widget] = []
+        for block in blocks[:-1]:
+            if total <= target:
+                break
+            if self._removable(block):
+                doomed.append(block)
+                total -= self._rows(block)
+        if not doomed:
+            return
+        for panel in doomed:
+            if isinstance(panel, ToolCallPanel):
+                self._tools.pop(panel.tool_call_id, None)
+        self.pruned += len(doomed)
+        with self.app.batch_update():
+            await self.remove_children(doomed)
+            text = f"… {self.pruned:,} earlier blocks were pruned to keep the app fast (ctrl+s loads the whole session again)"
+            notes = self.query(".-pruned-note")
+            if notes:
+                note = notes.first(Note)
+                note.text = text
+                note.update(Content(text))
+            else:
+                note = Note(text)
+                note.add_class("-pruned-note")
+                await self.mount(note, before=0)
 
     async def close_open(self, collapse_thought: bool = True) -> None:
         """Finish the streaming message or thought, if any."""
@@ -173,6 +235,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._tools.clear()
         self._terminals.clear()
         self._plan = None
+        self.pruned = 0
         await self.remove_children()
 
     def thoughts(self) -> list[Thought]:
