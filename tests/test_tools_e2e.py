@@ -108,6 +108,8 @@ async def test_read_and_search_tools_run_without_asking(tmp_path):
 async def test_write_file_asks_with_the_diff_and_reports_it(tmp_path):
     root = project(tmp_path)
     (root / "outputs.tf").write_text('output "id" {}\n')
+    # the module has the output the new text reads, so the edit brings no new validation problem
+    (root / "modules" / "vpc" / "outputs.tf").write_text('output "id" {\n  value = aws_vpc.this.id\n}\n')
     new = 'output "id" {\n  value = module.vpc.id\n}\n'
     script = [turn(use("write_file", path="outputs.tf", content=new)), say("written")]
     async with spawn_agent(root, script=script) as agent:

@@ -21,7 +21,8 @@ from iac_code.iac.jsonsyntax import load_json
 from iac_code.iac.terraform import check_module, local_source_dir
 from iac_code.iac.tfmodule import Module, load_module, parse_cached, tf_kind
 from iac_code.iac.tfnetwork import literal_cidrs, module_values, network_checks
-from iac_code.iac.yamlsyntax import PosDict, load as load_yaml
+from iac_code.iac.yamlsyntax import PosDict
+from iac_code.iac.yamlsyntax import load as load_yaml
 
 KINDS = ("auto", "terraform", "cloudformation", "ros", "kubernetes")
 _IGNORE = re.compile(r"iac-code:\s*ignore\[([^\]]*)\]")
@@ -39,11 +40,13 @@ class Options:
     terraform_cli: bool = True
     terraform_validate: bool = False
     overlay: dict[Path, str | None] = field(default_factory=dict)
+    after_edits: bool = True
 
 
 def config_options(config_dir: Path) -> Options:
     """Options from `validate` in `<config_dir>/config.json`: `{"validate": {"ignore": [rule ids],
-    "kubernetes_version": "1.30"}}`. A missing or malformed file or key gives the defaults."""
+    "kubernetes_version": "1.30", "after_edits": true}}` (`after_edits` false turns post-edit
+    feedback off). A missing or malformed file or key gives the defaults."""
     import json
 
     try:
@@ -54,7 +57,8 @@ def config_options(config_dir: Path) -> Options:
         conf = {}
     ignore = conf.get("ignore") if isinstance(conf.get("ignore"), list) else []
     version = conf.get("kubernetes_version")
-    return Options(ignore=tuple(str(r) for r in ignore), kubernetes_version=str(version) if version else None)
+    return Options(ignore=tuple(str(r) for r in ignore), kubernetes_version=str(version) if version else None,
+                   after_edits=conf.get("after_edits", True) is not False)
 
 
 def validate(paths: list[Path], options: Options | None = None) -> list[Diagnostic]:

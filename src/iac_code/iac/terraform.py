@@ -24,19 +24,7 @@ from iac_code.iac.tfmodule import Decl, Module
 ModuleLoader = Callable[[Path], "Module | None"]
 """Returns the module in a directory (parsed), or None if it has no Terraform files."""
 
-FUNCTIONS = frozenset("""
-abs abspath alltrue anytrue base64decode base64encode base64gunzip base64gzip base64sha256 base64sha512
-basename bcrypt can ceil chomp chunklist cidrcontains cidrhost cidrnetmask cidrsubnet cidrsubnets coalesce
-coalescelist compact concat contains csvdecode dirname distinct element endswith ephemeralasnull file
-filebase64 filebase64sha256 filebase64sha512 fileexists filemd5 fileset filesha1 filesha256 filesha512
-flatten floor format formatdate formatlist indent index issensitive join jsondecode jsonencode keys length
-log lookup lower matchkeys max md5 merge min nonsensitive one parseint pathexpand plantimestamp pow range
-regex regexall replace reverse rsadecrypt sensitive setintersection setproduct setsubtract setunion sha1
-sha256 sha512 signum slice sort split startswith strcontains strrev substr sum templatefile templatestring
-textdecodebase64 textencodebase64 timeadd timecmp timestamp title tobool tolist tomap tonumber toset
-tostring transpose trim trimprefix trimspace trimsuffix try type upper urldecode urlencode uuid uuidv5
-values yamldecode yamlencode zipmap
-""".split())
+FUNCTIONS = frozenset(["abs", "abspath", "alltrue", "anytrue", "base64decode", "base64encode", "base64gunzip", "base64gzip", "base64sha256", "base64sha512", "basename", "bcrypt", "can", "ceil", "chomp", "chunklist", "cidrcontains", "cidrhost", "cidrnetmask", "cidrsubnet", "cidrsubnets", "coalesce", "coalescelist", "compact", "concat", "contains", "csvdecode", "dirname", "distinct", "element", "endswith", "ephemeralasnull", "file", "filebase64", "filebase64sha256", "filebase64sha512", "fileexists", "filemd5", "fileset", "filesha1", "filesha256", "filesha512", "flatten", "floor", "format", "formatdate", "formatlist", "indent", "index", "issensitive", "join", "jsondecode", "jsonencode", "keys", "length", "log", "lookup", "lower", "matchkeys", "max", "md5", "merge", "min", "nonsensitive", "one", "parseint", "pathexpand", "plantimestamp", "pow", "range", "regex", "regexall", "replace", "reverse", "rsadecrypt", "sensitive", "setintersection", "setproduct", "setsubtract", "setunion", "sha1", "sha256", "sha512", "signum", "slice", "sort", "split", "startswith", "strcontains", "strrev", "substr", "sum", "templatefile", "templatestring", "textdecodebase64", "textencodebase64", "timeadd", "timecmp", "timestamp", "title", "tobool", "tolist", "tomap", "tonumber", "toset", "tostring", "transpose", "trim", "trimprefix", "trimspace", "trimsuffix", "try", "type", "upper", "urldecode", "urlencode", "uuid", "uuidv5", "values", "yamldecode", "yamlencode", "zipmap"])
 TYPE_WORDS = frozenset({"string", "number", "bool", "any", "list", "map", "set", "object", "tuple", "optional"})
 BUILTIN_ROOTS = frozenset({"self", "path", "terraform"})
 MODULE_META = frozenset({"source", "version", "count", "for_each", "providers", "depends_on"})

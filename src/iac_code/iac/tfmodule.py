@@ -8,7 +8,6 @@ edit can be checked before it is written).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field

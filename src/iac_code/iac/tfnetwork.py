@@ -119,7 +119,7 @@ def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], M
             continue
         rtype, name = b.labels
         for env in _instances(b, Env(decl.file, values, locals_)):
-            if rtype in VPC_TYPES and VPC_TYPES[rtype]:
+            if VPC_TYPES.get(rtype):
                 value = _attr_value(b, VPC_TYPES[rtype], env)
                 if isinstance(value, str) and _net(value):
                     vpcs.setdefault(f"{rtype}.{name}", []).append(_net(value))

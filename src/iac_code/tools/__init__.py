@@ -15,6 +15,7 @@ def all_tools() -> list[Tool]:
     from iac_code.tools.list_files import ListFilesTool
     from iac_code.tools.plan import UpdatePlanTool
     from iac_code.tools.read_file import ReadFileTool
+    from iac_code.tools.validate import ValidateTool
     from iac_code.tools.web_fetch import WebFetchTool
     from iac_code.tools.write_file import WriteFileTool
 
@@ -25,6 +26,7 @@ def all_tools() -> list[Tool]:
         GrepTool(),
         WriteFileTool(),
         EditFileTool(),
+        ValidateTool(),
         BashTool(),
         AgentTool(),
         WebFetchTool(),

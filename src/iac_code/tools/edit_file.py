@@ -24,6 +24,7 @@ from pydantic import Field
 from iac_code.core.events import DiffContent, Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.client import ClientError
+from iac_code.tools.feedback import with_feedback
 from iac_code.tools.files import (
     SNIFF_BYTES,
     PathArg,
@@ -98,11 +99,12 @@ class EditFileTool(Tool[EditFileInput]):
             return ToolResult.error(edit)
         if problem := await write_text(path, name, edit.data.decode("utf-8", "surrogateescape"), ctx, edit.data):
             return ToolResult.error(problem)
-        return ToolResult(
+        result = ToolResult(
             output=edit.summary(name),
             content=[edit.diff(path)],
             locations=[Location(str(path), edit.first_line)],
         )
+        return await with_feedback(result, path, edit.old_text, edit.new_text, ctx)
 
 
 @dataclass(slots=True)

@@ -16,6 +16,7 @@ from pydantic import Field
 from iac_code.core.events import DiffContent, Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.client import ClientError
+from iac_code.tools.feedback import with_feedback
 from iac_code.tools.files import (
     SNIFF_BYTES,
     PathArg,
@@ -85,11 +86,12 @@ class WriteFileTool(Tool[WriteFileInput]):
             summary = f"Created {name} ({lines:,} lines, {len(data):,} bytes)."
         else:
             summary = f"Wrote {name} ({lines:,} lines, {len(data):,} bytes), replacing its previous content."
-        return ToolResult(
+        result = ToolResult(
             output=summary,
             content=[DiffContent(str(path), params.content, old)],
             locations=[Location(str(path))],
         )
+        return await with_feedback(result, path, old, params.content, ctx)
 
 
 class _Problem:
