@@ -20,16 +20,17 @@ def project(tmp_path: Path) -> Path:
     return Path(os.path.realpath(root))
 
 
+@pytest.fixture(autouse=True)
+def _no_post_edit_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Post-edit validation off (`IAC_CODE_VALIDATE_AFTER_EDITS=0`), so these tests see each
+    tool's own result; tests/iac/test_feedback.py covers the feedback."""
+    monkeypatch.setenv("IAC_CODE_VALIDATE_AFTER_EDITS", "0")
+
+
 @pytest.fixture
 def ctx(project: Path, tmp_path: Path) -> ToolContext:
-    """A tool context for a session in `project`, with its config dir outside it.
-
-    The config turns post-edit validation off (`validate.after_edits`), so these tests see each
-    tool's own result; tests/iac/test_feedback.py covers the feedback."""
-    config_dir = Path(os.path.realpath(tmp_path)) / "iac-config"
-    config_dir.mkdir(exist_ok=True)
-    (config_dir / "config.json").write_text('{"validate": {"after_edits": false}}')
-    return ToolContext(cwd=project, config_dir=config_dir)
+    """A tool context for a session in `project`, with its config dir outside it."""
+    return ToolContext(cwd=project, config_dir=Path(os.path.realpath(tmp_path)) / "iac-config")
 
 
 @pytest.fixture

@@ -46,8 +46,10 @@ class Options:
 def config_options(config_dir: Path) -> Options:
     """Options from `validate` in `<config_dir>/config.json`: `{"validate": {"ignore": [rule ids],
     "kubernetes_version": "1.30", "after_edits": true}}` (`after_edits` false turns post-edit
-    feedback off). A missing or malformed file or key gives the defaults."""
+    feedback off; the environment variable `IAC_CODE_VALIDATE_AFTER_EDITS=0` too, and wins).
+    A missing or malformed file or key gives the defaults."""
     import json
+    import os
 
     try:
         conf = json.loads((config_dir / "config.json").read_text(encoding="utf-8")).get("validate") or {}
@@ -58,7 +60,13 @@ def config_options(config_dir: Path) -> Options:
     ignore = conf.get("ignore") if isinstance(conf.get("ignore"), list) else []
     version = conf.get("kubernetes_version")
     return Options(ignore=tuple(str(r) for r in ignore), kubernetes_version=str(version) if version else None,
-                   after_edits=conf.get("after_edits", True) is not False)
+                   after_edits=_flag(os.environ.get("IAC_CODE_VALIDATE_AFTER_EDITS"), conf.get("after_edits", True) is not False))
+
+
+def _flag(env: str | None, default: bool) -> bool:
+    if env is None or not env.strip():
+        return default
+    return env.strip().lower() not in ("0", "false", "no", "off")
 
 
 def validate(paths: list[Path], options: Options | None = None) -> list[Diagnostic]:
