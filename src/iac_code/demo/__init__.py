@@ -2,9 +2,10 @@
 
 The offline scripted model (`script.json` beside this file) asks for a third vswitch in another
 zone and environment tags on every resource: it lists, reads and greps the files, publishes a
-plan, edits with diffs (each edit asks permission in the terminal app), runs an offline
-validation in `bash` (the project's `scripts/check.sh`: an HCL/YAML parse and policy check, plus
-`terraform fmt -check` when Terraform is installed) and summarises. Every tool really runs on the copy; nothing touches a cloud account.
+plan, edits with diffs (each edit asks permission in the terminal app, and its result carries the
+problems the edit introduced, if any), runs `iac-code validate .` in `bash` (offline: references,
+CIDRs, the ROS template, `terraform fmt -check` when Terraform is installed) and summarises. Every
+tool really runs on the copy; nothing touches a cloud account.
 """
 
 from __future__ import annotations
@@ -42,27 +43,33 @@ def prepare(root: Path) -> tuple[Path, dict[str, str]]:
         "IAC_CODE_MODEL": "scripted",
         "IAC_CODE_SCRIPT": str(SCRIPT),
         "IAC_CODE_CONFIG_DIR": str(root / "config"),
-        # the project's checks run `python3`: make it this interpreter, which has python-hcl2 and PyYAML
+        # the validation step runs `iac-code validate`: the one installed beside this interpreter
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
     }
     return project, env
 
 
+TAGGED_TYPES = ("alicloud_vpc", "alicloud_vswitch", "alicloud_security_group")
+
+
 def verify(project: Path) -> list[str]:
-    """What is wrong with the project after the demo task (empty when the edits landed and validate)."""
+    """What is wrong with the project after the demo task (empty when the edits landed, every
+    taggable resource has `tags`, and `iac-code validate` finds no error)."""
+    from iac_code.iac import report
+    from iac_code.iac.engine import Options, validate
+    from iac_code.iac.hcl import parse
+
     problems = []
     variables = (project / "terraform" / "variables.tf").read_text(encoding="utf-8")
     if "app-c" not in variables:
         problems.append("terraform/variables.tf has no third vswitch (app-c)")
-    check = subprocess.run(
-        ["sh", "scripts/check.sh", "--require-tags"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if check.returncode != 0:
-        problems.append("scripts/check.sh --require-tags failed:\n" + check.stdout + check.stderr)
+    for path in sorted((project / "terraform").rglob("*.tf")):
+        for block in parse(path.read_text(encoding="utf-8")).blocks:
+            if block.type == "resource" and block.labels[0] in TAGGED_TYPES and block.attr("tags") is None:
+                problems.append(f"{path.relative_to(project)}: {'.'.join(block.labels)} has no tags")
+    errors = [d for d in validate([project], Options(terraform_cli=False)) if d.severity == "error"]
+    if errors:
+        problems.append("iac-code validate found errors:\n" + report.text(errors, project))
     return problems
 
 
