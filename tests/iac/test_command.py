@@ -119,3 +119,16 @@ def test_new_problems_are_only_those_the_edit_introduced(tmp_path: Path) -> None
     found = new_problems(main, before, after)
     assert [(d.line, d.rule) for d in found] == [(9, "terraform.undeclared-local")]
     assert [d.rule for d in new_problems(main, None, after)] == ["terraform.undeclared-variable", "terraform.undeclared-local"]
+
+
+def test_terraform_fmt_findings_are_warnings_when_terraform_is_installed(tmp_path: Path) -> None:
+    import pytest
+
+    from iac_code.iac import tfcli
+
+    if tfcli.binary() is None:
+        pytest.skip("neither terraform nor tofu is on PATH")
+    (tmp_path / "main.tf").write_text('variable "a" {\n  type = string\n}\n\noutput "a" {\n  value    = var.a\n}\n')
+    found = [(d.file.name, d.line, d.severity, d.rule) for d in validate([tmp_path])]
+    assert found == [("main.tf", 6, "warning", "terraform.fmt")]
+    assert run(str(tmp_path)).returncode == 0

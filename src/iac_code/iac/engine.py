@@ -100,6 +100,7 @@ def _guarded(path: Path, check) -> list[Diagnostic]:
 def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: Options) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     modules: dict[Path, Module | None] = {}
+    loaded: dict[Path, tuple[Module, list[Diagnostic]]] = {}
 
     def load(directory: Path) -> Module | None:
         if directory not in modules:
@@ -112,18 +113,20 @@ def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: O
                     files = []
                 files += [p for p, t in reader.overlay.items() if t is not None and p.parent == directory and p not in files and tf_kind(p)]
             if any(tf_kind(p) in ("tf", "tfjson") for p in files):
-                modules[directory], _ = load_module(directory, files, reader)
+                loaded[directory] = load_module(directory, files, reader)
+                modules[directory] = loaded[directory][0]
         return modules[directory]
 
     called: set[Path] = set()
+    formatting: list = []  # `terraform fmt` runs while the offline checks do
     for directory, files in tf_dirs.items():
         if not any(tf_kind(p) in ("tf", "tfjson") for p in files):
             out += _tfvars_only(files, reader)
             continue
-        mod, problems = load_module(directory, files, reader)
+        mod, problems = loaded[directory] if directory in loaded else load_module(directory, files, reader)
         modules[directory] = mod
         out += problems
-        first = sorted(files)[0]
+        first = min(files)
         out += _guarded(first, lambda mod=mod: check_module(mod, load))
         for decl in mod.blocks:
             if decl.block.type == "module" and (child := local_source_dir(mod, decl.block)) is not None:
@@ -133,16 +136,18 @@ def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: O
             if isinstance(text, str) and tf_kind(path) in ("tf", "tfvars"):
                 body = parse_cached(text)
                 if not isinstance(body, Exception):
-                    out += _guarded(path, lambda path=path, body=body: literal_cidrs(path, body.attrs, body.blocks))
+                    out += _guarded(path, lambda path=path, body=body, text=text: literal_cidrs(path, body.attrs, body.blocks, text))
         if options.terraform_cli and not reader.overlay:
             broken = {d.file for d in problems if d.severity == "error"}
-            out += tfcli.fmt_check(directory, [f for f in mod.files if f not in broken])
+            formatting.append(tfcli.fmt_start(directory, [f for f in mod.files if f not in broken]))
             if options.terraform_validate:
                 out += tfcli.validate(directory)
     for directory in tf_dirs:
         mod = modules.get(directory)
         if mod is not None and mod.blocks and directory not in called:
-            out += _guarded(sorted(tf_dirs[directory])[0], lambda mod=mod: network_checks(mod, module_values(mod), load))
+            out += _guarded(min(tf_dirs[directory]), lambda mod=mod: network_checks(mod, module_values(mod), load))
+    for started in formatting:
+        out += tfcli.fmt_finish(started)
     return out
 
 

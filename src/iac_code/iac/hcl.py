@@ -155,10 +155,16 @@ _TRAVERSAL = re.compile(r"\b([A-Za-z_][\w-]*)((?:\.[A-Za-z_][\w-]*)+)")
 
 def references(expr: Tree | Token, scope: frozenset[str] = frozenset()) -> tuple[list[Ref], list[Call]]:
     """Every traversal and function call in `expr`, leaving out names bound by for-expressions
-    and template `for` directives inside it (and names in `scope`)."""
+    and template `for` directives inside it (and names in `scope`). The lists are shared when
+    `scope` is empty: callers must not change them."""
+    memo = not scope and isinstance(expr, Tree)
+    if memo and (known := getattr(expr, "_iac_refs", None)) is not None:
+        return known  # trees are shared through the parse cache: the walk is done once per content
     refs: list[Ref] = []
     calls: list[Call] = []
     _walk(expr, set(scope), refs, calls)
+    if memo:
+        expr._iac_refs = (refs, calls)  # type: ignore[union-attr]
     return refs, calls
 
 

@@ -36,24 +36,43 @@ def _env() -> dict[str, str]:
 def fmt_check(directory: Path, files: list[Path]) -> list[Diagnostic]:
     """`terraform fmt -check -diff` on `files` (.tf/.tfvars of one directory): one warning per
     file that would change, at the first changed line."""
+    return fmt_finish(fmt_start(directory, files))
+
+
+def fmt_start(directory: Path, files: list[Path]) -> tuple[subprocess.Popen, list[Path]] | None:
+    """Start `terraform fmt -check -diff` on `files` without waiting (None: nothing to run)."""
     exe = binary()
     targets = [f for f in files if f.name.endswith((".tf", ".tfvars"))]
     if exe is None or not targets:
-        return []
+        return None
     try:
-        proc = subprocess.run([exe, "fmt", "-check", "-diff", "-no-color", *[str(f) for f in targets]],
-                              cwd=directory, capture_output=True, text=True, encoding="utf-8", errors="replace",
-                              timeout=TIMEOUT_S, env=_env(), stdin=subprocess.DEVNULL, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        proc = subprocess.Popen([exe, "fmt", "-check", "-diff", "-no-color", *[str(f) for f in targets]],
+                                cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, env=_env())
+    except OSError:
+        return None
+    return proc, targets
+
+
+def fmt_finish(started: tuple[subprocess.Popen, list[Path]] | None) -> list[Diagnostic]:
+    """Wait for a `fmt_start` and turn its diff into warnings."""
+    if started is None:
+        return []
+    proc, targets = started
+    try:
+        stdout = proc.communicate(timeout=TIMEOUT_S)[0].decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         return []
     if proc.returncode == 0:
         return []
     out, current, line = [], None, None
     by_name = {str(f): f for f in targets} | {f.name: f for f in targets}
-    for text in proc.stdout.splitlines():
+    for text in stdout.splitlines():
         if text.startswith("--- "):
             name = text[4:].strip()
-            name = name.removeprefix("old/")
+            name = name[4:] if name.startswith("old/") else name
             current = by_name.get(name) or by_name.get(Path(name).name)
             line = None
         elif current is not None and line is None and (m := _HUNK.match(text)):
@@ -66,7 +85,7 @@ def fmt_check(directory: Path, files: list[Path]) -> list[Diagnostic]:
             line += 1
     listed = {d.file for d in out}
     for f in targets:
-        if f not in listed and (f.name in proc.stdout or str(f) in proc.stdout):
+        if f not in listed and (f.name in stdout or str(f) in stdout):
             out.append(diag(f, 1, 1, "warning", "terraform.fmt", "not in canonical format (`terraform fmt`)"))
     return out
 

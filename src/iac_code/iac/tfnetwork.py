@@ -30,9 +30,15 @@ SUBNET_TYPES = {"alicloud_vswitch": ("vpc_id", "cidr_block"), "alicloud_subnet":
 MAX_DEPTH = 6
 
 
-def literal_cidrs(file: Path, attrs: list[Attr], blocks: list[Block]) -> list[Diagnostic]:
+def literal_cidrs(file: Path, attrs: list[Attr], blocks: list[Block], text: str | None = None) -> list[Diagnostic]:
     """Every string literal shaped like an IPv4 CIDR that is not a valid network (host bits set
-    count only under an attribute or key whose name mentions 'cidr')."""
+    count only under an attribute or key whose name mentions 'cidr'). With `text` (the file's
+    content, which `attrs`/`blocks` were parsed from) the findings are cached by content."""
+    if text is not None:
+        from iac_code.iac import cache
+
+        found = cache.get_or_compute("cidrs", text, lambda: [(d.line, d.column, d.message) for d in literal_cidrs(file, attrs, blocks)])
+        return [diag(file, line, col, "error", "terraform.invalid-cidr", msg) for line, col, msg in found]
     out: list[Diagnostic] = []
 
     def walk(node: Tree | Token, name: str) -> None:
@@ -137,17 +143,26 @@ def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], M
                 value = _attr_value(b, SUBNET_TYPES[rtype][1], env)
                 if vpc and isinstance(value, Located) and value.file is not None and _net(value):
                     subnets.append((vpc, f"{rtype}.{name}", value))
+    spans = [(_span(_net(cidr)), vpc) for vpc, _, cidr in subnets]
+    vpc_spans = {name: [_span(n) for n in nets] for name, nets in vpcs.items()}
     for i, (vpc, addr, cidr) in enumerate(subnets):
-        net = _net(cidr)
-        if vpc in vpcs and vpc not in unknown_secondary and not any(net.subnet_of(v) for v in vpcs[vpc] if v.version == net.version):
+        (lo, hi), _ = spans[i]
+        if vpc in vpc_spans and vpc not in unknown_secondary and not any(a <= lo and hi <= b for a, b in vpc_spans[vpc]):
             out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-outside-vpc",
                             f'{addr} CIDR "{cidr}" is outside its VPC {vpc} ({", ".join(map(str, vpcs[vpc]))})'))
-        for vpc2, addr2, cidr2 in subnets[:i]:
-            if vpc2 == vpc and net.overlaps(_net(cidr2)):
+        for j in range(i):
+            (lo2, hi2), vpc2 = spans[j]
+            if vpc2 == vpc and lo <= hi2 and lo2 <= hi:
+                _, addr2, cidr2 = subnets[j]
                 out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-overlap",
                                 f'{addr} CIDR "{cidr}" overlaps "{cidr2}" ({addr2}, {cidr2.file.name}:{cidr2.line}) in VPC {vpc}'))
                 break
     return out
+
+
+def _span(net: ipaddress.IPv4Network) -> tuple[int, int]:
+    start = int(net.network_address)
+    return start, start + net.num_addresses - 1
 
 
 def module_values_defaults(mod: Module) -> dict[str, Any]:
