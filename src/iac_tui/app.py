@@ -32,6 +32,7 @@ from iac_tui.file_index import list_project_files
 from iac_tui.history import PromptHistory
 from iac_tui.launch import AgentCommand, agent_environment, default_agent_command
 from iac_tui.mentions import build_prompt
+from iac_tui.process import AgentProcess
 from iac_tui.screens.help import HelpScreen
 from iac_tui.screens.sessions import SessionChoice, SessionPicker
 from iac_tui.screens.settings import SettingPicker
@@ -63,7 +64,9 @@ class IacTui(App[None]):
     `env` adds variables to the agent's environment. `animations=False` stops the spinner and the
     cursor blink (for snapshots); `cwd_label` replaces the directory shown in the status bar.
     `connection_factory(client)` replaces the agent process with another connection that has
-    `AgentConnection`'s interface (an in-process agent, for benchmarks).
+    `AgentConnection`'s interface (an in-process agent, for benchmarks). `agent_process` is the
+    agent already started with `agent` and `env` (by `iac-tui`, before the UI loaded): the
+    first run uses it instead of starting another.
     """
 
     CSS_PATH = "app.tcss"
@@ -103,8 +106,10 @@ class IacTui(App[None]):
         cwd_label: str | None = None,
         connection_factory: Callable[[TuiClient], Any] | None = None,
         initial_prompt: str | None = None,
+        agent_process: AgentProcess | None = None,
     ) -> None:
         super().__init__()
+        self._started_process = agent_process
         self.initial_prompt = initial_prompt
         self.project = Path(project).expanduser().resolve()
         self.agent_command = agent or default_agent_command()
@@ -180,6 +185,7 @@ class IacTui(App[None]):
         prompt.focus()
         self.status.set_cwd(self.cwd_label)
         self.status.set_title("starting the agent…")
+        self.indicator.start("Starting the agent…", hint="")
         self.start_agent()
 
     # ----- the agent process -----
@@ -200,7 +206,10 @@ class IacTui(App[None]):
         if self.connection_factory is not None:
             connection = self.connection_factory(client)
         else:
-            connection = AgentConnection(self.agent_command, client, self.project, agent_environment(extra=self.extra_env), log_path)
+            process, self._started_process = self._started_process, None
+            connection = AgentConnection(
+                self.agent_command, client, self.project, agent_environment(extra=self.extra_env), log_path, process=process
+            )
         self.connection = connection
         outcome = await connection.run(self._on_agent_ready)
         written = connection.stderr.path
@@ -221,6 +230,8 @@ class IacTui(App[None]):
         except Exception as exc:  # the agent refused or went away; say so and keep running
             self.post_message(m.Notice(f"Could not open a session: {error_text(exc)}", "error"))
         self._restoring = False
+        if not self.busy:
+            self.indicator.stop()  # "Starting the agent…"
 
     @property
     def conn(self) -> Any:
@@ -385,6 +396,7 @@ class IacTui(App[None]):
         if message.session_id != self.state.session_id:
             return
         await self.conversation.close_open()
+        self.conversation.interrupt_unfinished()
         self.busy = False
         self.turns_ended += 1
         self.indicator.stop()
@@ -451,6 +463,7 @@ class IacTui(App[None]):
             self.client.cancel_permissions()
         self.busy = False
         self.indicator.stop()
+        self.conversation.interrupt_unfinished()
         await self.conversation.agent_error(message.reason, message.stderr_tail, message.log_path)
         self.refresh_status()
 
@@ -459,6 +472,7 @@ class IacTui(App[None]):
             return
         self._restoring = self.state.session_id is not None
         self.status.set_title("restarting the agent…")
+        self.indicator.start("Restarting the agent…", hint="")
         self.start_agent()
 
     # ----- actions -----

@@ -1,12 +1,14 @@
 """One run of the agent process and its ACP connection.
 
-`AgentConnection.run` spawns the agent with the SDK's `spawn_agent_process` (stdout read with a
-50 MiB line limit, the user's environment passed explicitly), drains its stderr into a
-`StderrLog` for as long as it runs, sends `initialize`, hands over to the app, and returns
-when the process ends, saying why. It never raises for a failed start: a missing program, an
-agent that dies or never answers `initialize` all come back as an `AgentExit`. An agent that
-closes its stdout but keeps running is stopped (the connection is gone), and so is one the app
-gives up on (`stop(reason)`).
+`AgentConnection.run` takes the agent's process (`iac_tui.process.AgentProcess`, started early
+by `iac-tui` or by `run` itself; the user's environment passed explicitly), connects the SDK's
+client side to its stdio (stdout read with a 50 MiB line limit, lines that are not ACP kept
+aside), drains its stderr into a `StderrLog` for as long as it runs, sends `initialize` (the
+timeout kills the agent's whole process group), hands over to the app, and returns when the
+process ends, saying why (quoting stray stdout lines, the best clue to a misconfigured agent).
+It never raises for a failed start: a missing program, an agent that dies or never answers
+`initialize` all come back as an `AgentExit`. An agent that closes its stdout but keeps running
+is stopped (the connection is gone), and so is one the app gives up on (`stop(reason)`).
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementatio
 
 from iac_tui import __version__
 from iac_tui.launch import AgentCommand
+from iac_tui.process import AgentProcess
 from iac_tui.stderr_log import StderrLog
 
 LINE_LIMIT = 50 * 1024 * 1024
 INITIALIZE_TIMEOUT = 30.0
 STDERR_GRACE = 2.0
+STOP_GRACE = 1.0  # seconds between SIGTERM and SIGKILL when the app ends a live agent
 
 
 @dataclass(slots=True)
@@ -58,16 +62,20 @@ def client_capabilities() -> ClientCapabilities:
 
 
 class AgentConnection:
-    """Spawns `command` in `cwd` with `env` and speaks ACP to it through `client`."""
+    """Speaks ACP through `client` to `command` run in `cwd` with `env`; `process` is an agent
+    already started with that command (`iac-tui` starts it before the UI loads), else `run`
+    starts one."""
 
-    def __init__(self, command: AgentCommand, client: Any, cwd: Path, env: dict[str, str], log_path: Path | None) -> None:
+    def __init__(
+        self, command: AgentCommand, client: Any, cwd: Path, env: dict[str, str], log_path: Path | None, process: AgentProcess | None = None
+    ) -> None:
         self.command = command
         self.client = client
         self.cwd = cwd
         self.env = env
         self.stderr = StderrLog(log_path)
         self.conn: Any = None
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: AgentProcess | None = process
         self.initialize_response: Any = None
         self._stop_reason: str | None = None
 
@@ -77,57 +85,50 @@ class AgentConnection:
         return self.conn is not None and self.process is not None and self.process.returncode is None
 
     def stop(self, reason: str) -> None:
-        """Kill an agent that is of no use any more; `run` then returns with `reason`."""
+        """Kill an agent that is of no use any more (its whole process group); `run` then returns with `reason`."""
         if self.process is not None and self.process.returncode is None:
             self._stop_reason = self._stop_reason or reason
             self.process.kill()
 
     async def run(self, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
         """Run the agent until it exits; `on_ready(initialize_response)` runs once it answered."""
+        process = self.process
         try:
-            async with acp.spawn_agent_process(
-                self.client,
-                self.command.program,
-                *self.command.args,
-                env=self.env,
-                cwd=str(self.cwd),
-                transport_kwargs={"stderr": asyncio.subprocess.PIPE, "limit": LINE_LIMIT},
-            ) as (conn, process):
-                self.conn, self.process = conn, process
-                drain = asyncio.create_task(self.stderr.drain(process.stderr))
-                try:
-                    return await self._serve(conn, process, on_ready)
-                finally:
-                    self.conn = None
-                    if not drain.done():
-                        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                            await asyncio.wait_for(asyncio.shield(drain), STDERR_GRACE if process.returncode is not None else 0.01)
-                    if not drain.done():
-                        drain.cancel()
+            if process is None:
+                process = self.process = AgentProcess.start(self.command, self.cwd, self.env)
+            reader, writer = await process.attach(LINE_LIMIT)
         except (OSError, ValueError) as exc:  # the program is missing, not executable, ...
             self.stderr.close()
+            if process is not None:
+                process.close()
             return AgentExit(f"Could not start the agent `{self.command}`: {exc}", None)
+        assert process.stderr is not None
+        drain = asyncio.create_task(self.stderr.drain(process.stderr))
+        conn = acp.connect_to_agent(self.client, writer, reader)
+        self.conn = conn
+        try:
+            return await self._serve(conn, process, on_ready)
         finally:
-            self._close_pipes()
+            self.conn = None
+            with contextlib.suppress(Exception):
+                await conn.close()
+            await process.stop(STOP_GRACE)
+            if not drain.done():
+                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(drain), STDERR_GRACE)
+            if not drain.done():
+                drain.cancel()
+            process.close()
             terminals = getattr(self.client, "terminals", None)
             if terminals is not None:  # the agent is gone: nobody will release its terminals
                 await terminals.close()
 
-    def _close_pipes(self) -> None:
-        """Close the process's pipe transports now, not when they are garbage-collected.
-
-        A pipe still open when the event loop closes (its reader was cancelled, or a child of the
-        agent holds it) would otherwise be closed from `__del__` on a closed loop. Closing the
-        transport also kills the process if it still runs (asyncio's subprocess transport does
-        that): the SDK's graceful shutdown (stdin closed, 2 s, terminate) was cut short.
-        """
-        transport = getattr(self.process, "_transport", None)
-        if transport is not None:
-            with contextlib.suppress(Exception):
-                transport.close()
-
-    async def _serve(self, conn: Any, process: asyncio.subprocess.Process, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
+    async def _serve(self, conn: Any, process: AgentProcess, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
         exited = asyncio.ensure_future(process.wait())
+
+        def ended(reason: str) -> AgentExit:
+            return AgentExit(reason + process.describe_stray(), process.returncode)
+
         try:
             initialize = asyncio.ensure_future(
                 conn.initialize(
@@ -136,25 +137,25 @@ class AgentConnection:
                     client_info=Implementation(name="iac-tui", title="iac-tui", version=__version__),
                 )
             )
+            initialize.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved, also when given up on
             done, _ = await asyncio.wait({initialize, exited}, timeout=INITIALIZE_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
             if initialize not in done:
                 initialize.cancel()
                 if exited in done:
-                    return AgentExit(f"The agent {describe_returncode(process.returncode)} before it answered initialize.", process.returncode)
-                process.kill()
+                    return ended(f"The agent {describe_returncode(process.returncode)} before it answered initialize.")
+                process.kill()  # the whole process group: nothing is left holding its pipes
                 await exited
-                return AgentExit(f"The agent did not answer initialize within {INITIALIZE_TIMEOUT:.0f} s.", process.returncode)
+                return ended(f"The agent did not answer initialize within {INITIALIZE_TIMEOUT:.0f} s and was stopped.")
             try:
                 self.initialize_response = initialize.result()
             except Exception as exc:  # an error answer, or the connection closed
                 await asyncio.wait({exited}, timeout=STDERR_GRACE)
                 if isinstance(exc, ConnectionError) and process.returncode is not None:
-                    return AgentExit(f"The agent {describe_returncode(process.returncode)} before it answered initialize.", process.returncode)
-                return AgentExit(f"The agent failed to initialize: {_describe(exc)}", process.returncode)
+                    return ended(f"The agent {describe_returncode(process.returncode)} before it answered initialize.")
+                return ended(f"The agent failed to initialize: {_describe(exc)}")
             await on_ready(self.initialize_response)
             await self._until_gone(conn, exited)
-            reason = self._stop_reason or f"The agent {describe_returncode(process.returncode)}."
-            return AgentExit(reason, process.returncode)
+            return ended(self._stop_reason or f"The agent {describe_returncode(process.returncode)}.")
         finally:
             if not exited.done():
                 exited.cancel()

@@ -57,10 +57,11 @@ class SessionManager:
             await self.new()
         await self.apply_initial_settings()
 
-    async def enter(self, session_id: str) -> None:
-        """Show `session_id` from now on: an empty conversation and fresh state."""
+    async def enter(self, session_id: str, clear: bool = True) -> None:
+        """Show `session_id` from now on: fresh state, and an empty conversation unless `clear` is False."""
         await self.close_current()
-        self.app.post_message(m.SessionEntered(session_id))
+        if clear:
+            self.app.post_message(m.SessionEntered(session_id))
         self.app.state.reset(session_id)
         if self.app.client is not None:
             self.app.client.session_id = session_id
@@ -75,10 +76,10 @@ class SessionManager:
             except Exception:  # the agent may have forgotten it; nothing to do
                 pass
 
-    async def new(self, note: str | None = None) -> None:
-        """Create a session in the project and show it."""
+    async def new(self, note: str | None = None, clear: bool = True) -> None:
+        """Create a session in the project and show it (below the conversation shown, if not `clear`)."""
         response = await self.app.conn.new_session(cwd=str(self.app.project), mcp_servers=[])
-        await self.enter(response.session_id)
+        await self.enter(response.session_id, clear=clear)
         self.app.state.apply_session_response(response)
         self.app.post_message(m.SessionOpened(response.session_id, "new", note))
 
@@ -121,7 +122,8 @@ class SessionManager:
         elif self.app.can_load:
             await self.load(session_id, "Agent restarted; the session was reloaded.")
         else:
-            await self.new(note="Agent restarted in a new session (it cannot restore the old one).")
+            # the old conversation stays on screen, for reading: only the agent forgot it
+            await self.new(note="Agent restarted in a new session (it cannot restore the old one; what is above is not in its context).", clear=False)
 
     async def list(self) -> list[Any]:
         """The project's sessions (every page of `session/list`), newest first."""

@@ -8,6 +8,7 @@ Run as `python scenario_agent.py SCENARIO` (stdio), or in-process by the benchma
 - `output:N`: a completed `execute` call with N lines of output and exit status 3.
 - `unfinished`: a tool call left in progress and one left pending, then the turn ends.
 - `chunks:N`: N agent text chunks.
+- `dies`: a tool call left running, then the agent process exits with status 1.
 
 Every prompt plays the scenario once more. Used by the large-content tests and by bench/.
 """
@@ -109,6 +110,12 @@ class ScenarioAgent:
         elif name == "unfinished":
             await self._update(session_id, helpers.start_tool_call(call_id + "a", "make test", kind="execute", status="in_progress", raw_input={"command": "make test"}))
             await self._update(session_id, helpers.start_tool_call(call_id + "b", "Read main.tf", kind="read", status="pending"))
+        elif name == "dies":
+            await self._update(session_id, helpers.start_tool_call(call_id, "terraform apply", kind="execute", status="in_progress", raw_input={"command": "terraform apply"}))
+            await asyncio.sleep(0.2)
+            import os
+
+            os._exit(1)
         elif name == "chunks":
             for i in range(int(arg)):
                 await self._update(session_id, helpers.update_agent_message_text(f"word{i} " + ("\n\n" if i % 60 == 59 else "")))

@@ -156,3 +156,68 @@ async def test_agent_that_never_opens_a_session_does_not_hang(ws, monkeypatch):
         await wait_until(pilot, lambda: app.query(AgentError), timeout=10, what="the error")
         assert "did not open a session" in app.query_one(AgentError).reason
         assert app.check_action("restart_agent", ()) is True
+
+
+async def test_junk_on_stdout_and_a_hang_give_a_clear_error_within_the_timeout(ws, monkeypatch):
+    import os
+
+    import iac_tui.connection as connection
+
+    monkeypatch.setattr(connection, "INITIALIZE_TIMEOUT", 1.5)
+    app = ws.app([], agent=AgentCommand(("sh", "-c", "echo hello not json; sleep 100")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.indicator.running, what="the spinner")
+        assert app.indicator.label == "Starting the agent…"
+        # a sleeping child of the shell must not keep the app waiting for 100 s
+        await wait_until(pilot, lambda: app.query(AgentError), timeout=10, what="the error")
+        reason = app.query_one(AgentError).reason
+        assert "did not answer initialize within" in reason
+        assert "hello not json" in reason
+        assert not app.indicator.running
+        group = app.connection.process.pid
+        await wait_until(pilot, lambda: _group_gone(group), timeout=5, what="the process group to end")
+        assert os.getpgid(os.getpid()) != group
+
+
+def _group_gone(pgid: int) -> bool:
+    import os
+
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_unfinished_tool_calls_are_marked_interrupted_when_the_turn_ends(ws):
+    from iac_tui.widgets.tool_call import ToolCallPanel
+    from scenario_agent import scenario_command
+
+    app = ws.app(agent=scenario_command("unfinished"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await turn_done(pilot)
+        panels = list(app.query(ToolCallPanel))
+        assert [p.status for p in panels] == ["interrupted", "interrupted"]
+        assert all("interrupted" in str(p.query_one(".tool-status").render()) for p in panels)
+
+
+async def test_a_dying_agent_interrupts_its_tool_calls_and_a_restart_keeps_the_conversation(ws):
+    from iac_tui.widgets.tool_call import ToolCallPanel
+    from scenario_agent import scenario_command
+
+    app = ws.app(agent=scenario_command("dies"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "apply it")
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        panel = app.query_one(ToolCallPanel)
+        assert panel.status == "interrupted"
+        assert "exited with status 1" in app.query_one(AgentError).reason
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.agent_state == "ready" and app.state.session_id, what="the restart")
+        await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the note")
+        # this agent cannot resume or load: the old conversation stays on screen above the new session
+        assert panel.is_attached and app.query_one(AgentError).is_attached
+        assert any(m.text == "apply it" for m in app.query("UserMessage"))

@@ -32,3 +32,41 @@ def test_module_entry_point_prints_help():
     out = subprocess.run([sys.executable, "-m", "iac_tui", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert "--agent" in out.stdout and "--continue" in out.stdout
+
+
+def test_the_agent_starts_before_the_ui_is_imported(tmp_path, monkeypatch):
+    import types
+
+    import iac_tui.process as process_module
+
+    events = []
+    real_start = process_module.AgentProcess.start
+
+    def start(*args, **kwargs):
+        events.append("agent started")
+        return real_start(*args, **kwargs)
+
+    class FakeApp:
+        return_code = 0
+
+        def __init__(self, project, **kwargs):
+            self.kwargs = kwargs
+
+        def run(self):
+            process = self.kwargs["agent_process"]
+            events.append(("run", process.returncode is None, process.command.argv[-1]))
+            process.close()
+
+    fake = types.ModuleType("iac_tui.app")
+
+    def module_getattr(name):
+        if name == "IacTui":
+            events.append("ui imported")
+            return FakeApp
+        raise AttributeError(name)
+
+    fake.__getattr__ = module_getattr
+    monkeypatch.setitem(sys.modules, "iac_tui.app", fake)
+    monkeypatch.setattr(process_module.AgentProcess, "start", start)
+    assert main([str(tmp_path), "--agent", f"{sys.executable} -c 'import time; time.sleep(30)' still-booting"]) == 0
+    assert events == ["agent started", "ui imported", ("run", True, "still-booting")]

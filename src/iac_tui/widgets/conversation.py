@@ -71,7 +71,7 @@ class Conversation(VerticalScroll, can_focus=False):
         if widget is self._open or widget is self._plan or isinstance(widget, PlanView):
             return False
         if isinstance(widget, ToolCallPanel):
-            return widget.status in ("completed", "failed", "interrupted") and not widget.awaiting_permission
+            return widget.finished and not widget.awaiting_permission
         return True
 
     async def _prune(self) -> None:
@@ -237,6 +237,14 @@ class Conversation(VerticalScroll, can_focus=False):
         self._plan = None
         self.pruned = 0
         await self.remove_children()
+
+    def interrupt_unfinished(self) -> int:
+        """Mark every tool call still pending or running as interrupted (the turn or the agent
+        ended without a final update for it); returns how many there were."""
+        unfinished = [panel for panel in self._tools.values() if not panel.finished]
+        for panel in unfinished:
+            panel.interrupt()
+        return len(unfinished)
 
     def thoughts(self) -> list[Thought]:
         """Every thought block."""

@@ -40,6 +40,7 @@ STATUS_LABELS = {
     "in_progress": ("◐ running", "-running"),
     "completed": ("✔ done", "-completed"),
     "failed": ("✘ failed", "-failed"),
+    "interrupted": ("⊘ interrupted", "-interrupted"),  # ours: the turn or the agent ended before the call did
 }
 # (lines shown folded, show the last lines) per kind
 PREVIEW = {"read": (0, False), "search": (6, False), "fetch": (6, False), "execute": (12, True)}
@@ -156,6 +157,18 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             child.preview_lines = 0
             child.refresh_text()
 
+    @property
+    def finished(self) -> bool:
+        """True once the call ended (completed, failed or interrupted)."""
+        return self.status in ("completed", "failed", "interrupted")
+
+    def interrupt(self) -> None:
+        """Mark an unfinished call as interrupted: its turn or its agent ended without a final update."""
+        if not self.finished:
+            self.status = "interrupted"
+            self.awaiting_permission = False
+            self._refresh_header()
+
     def set_awaiting_permission(self, waiting: bool) -> None:
         """Show (or stop showing) that the call waits for the user's approval."""
         self.awaiting_permission = waiting
@@ -164,7 +177,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
     def _refresh_header(self) -> None:
         if not self.is_mounted:
             return
-        for cls in ("-pending", "-running", "-completed", "-failed", "-awaiting"):
+        for cls in ("-pending", "-running", "-completed", "-failed", "-interrupted", "-awaiting"):
             self.remove_class(cls)
         label, cls = STATUS_LABELS.get(self.status, (self.status, "-pending"))
         if self.awaiting_permission:

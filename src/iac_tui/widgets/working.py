@@ -16,15 +16,17 @@ class WorkingIndicator(Static):
         super().__init__(markup=False)
         self.animate = animate
         self.label = ""
+        self.hint = "esc to cancel"
         self._frame = 0
         self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.display = False
 
-    def start(self, label: str = "Working…") -> None:
-        """Show the indicator with `label`."""
+    def start(self, label: str = "Working…", hint: str = "esc to cancel") -> None:
+        """Show the indicator with `label` and a dim `hint` after it."""
         self.label = label
+        self.hint = hint
         self.display = True
         if self.animate and self._timer is None:
             self._timer = self.set_interval(1 / 12, self._tick)
@@ -48,4 +50,4 @@ class WorkingIndicator(Static):
 
     def _render_label(self) -> None:
         mark = FRAMES[self._frame] if self.animate else "●"
-        self.update(Content.from_markup("[$accent]$mark[/] $label  [dim]esc to cancel[/dim]", mark=mark, label=self.label))
+        self.update(Content.from_markup("[$accent]$mark[/] $label  [dim]$hint[/dim]", mark=mark, label=self.label, hint=self.hint))

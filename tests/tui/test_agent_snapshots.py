@@ -1,0 +1,60 @@
+"""Snapshots of the agent's start and failures: starting, junk on stdout, interrupted tool calls.
+
+SVGs in `<repo>/snapshots/test_agent_snapshots/`. The agent's stderr log path is pinned (it
+holds a time and a process id).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import iac_tui.app
+import iac_tui.connection as connection
+from iac_tui.launch import AgentCommand
+from iac_tui.widgets.agent_error import AgentError
+from scenario_agent import scenario_command
+from tui_support import ready, send, turn_done, wait_until
+
+LABEL = "~/work/infra"
+
+
+@pytest.fixture(autouse=True)
+def _pinned(monkeypatch):
+    log = Path("/tmp/iac-tui-snapshots/agent-stderr-b.log")
+    log.parent.mkdir(exist_ok=True)
+    log.unlink(missing_ok=True)
+    monkeypatch.setattr(iac_tui.app, "new_log_path", lambda directory: log)
+
+
+def test_starting_the_agent(snap_compare, ws, monkeypatch):
+    monkeypatch.setattr(connection, "INITIALIZE_TIMEOUT", 60.0)
+
+    async def run(pilot):
+        await wait_until(pilot, lambda: pilot.app.indicator.running, what="the spinner")
+        await pilot.pause(0.3)
+
+    app = ws.app([], agent=AgentCommand(("sh", "-c", "sleep 60")), cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_junk_on_stdout_then_a_hang(snap_compare, ws, monkeypatch):
+    monkeypatch.setattr(connection, "INITIALIZE_TIMEOUT", 1.0)
+
+    async def run(pilot):
+        await wait_until(pilot, lambda: pilot.app.query(AgentError), timeout=10, what="the error")
+        await pilot.pause(0.3)
+
+    app = ws.app([], agent=AgentCommand(("sh", "-c", "echo hello not json; sleep 100")), cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_interrupted_tool_calls(snap_compare, ws):
+    async def run(pilot):
+        await ready(pilot)
+        await send(pilot, "test it")
+        await turn_done(pilot)
+
+    app = ws.app(agent=scenario_command("unfinished"), cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
