@@ -44,11 +44,11 @@ def _acp(args: argparse.Namespace) -> int:
         from iac_code.acp.http import serve_http
 
         try:
-            serve_http(settings, args.http, os.environ.get("IAC_CODE_HTTP_TOKEN") or None)
+            signum = serve_http(settings, args.http, os.environ.get("IAC_CODE_HTTP_TOKEN") or None)
         except ValueError as exc:
             print(f"iac-code acp: {exc}", file=sys.stderr)
             return 2
-        return 0
+        return 128 + signum if signum else 0
     from iac_code.acp.stdio import serve_stdio
 
     signum = asyncio.run(serve_stdio(settings))

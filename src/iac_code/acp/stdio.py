@@ -15,15 +15,15 @@ import contextlib
 import json
 import logging
 import os
-import signal
 import stat
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import acp
 
+from iac_code.acp.lifetime import shutdown_signals
 from iac_code.acp.server import IacAgent
 from iac_code.acp.transport import ParseError, WireTransport, error_reply, parse_message
 from iac_code.config import Settings
@@ -31,7 +31,6 @@ from iac_code.config import Settings
 log = logging.getLogger(__name__)
 
 CHUNK_BYTES = 256 * 1024
-SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,33 +187,12 @@ async def _stdout_writer() -> Callable[[bytes], Awaitable[None]]:
     return write_pipe
 
 
-@contextlib.contextmanager
-def shutdown_signals(on_signal: Callable[[int], None]) -> Iterator[None]:
-    """Call `on_signal(signum)` on SIGTERM, SIGINT or SIGHUP while inside (handlers run in the loop)."""
-    loop = asyncio.get_running_loop()
-    for sig in SHUTDOWN_SIGNALS:
-        loop.add_signal_handler(sig, on_signal, sig)
-    try:
-        yield
-    finally:
-        for sig in SHUTDOWN_SIGNALS:
-            loop.remove_signal_handler(sig)
-
-
 async def serve_stdio(settings: Settings) -> int | None:
     """Serve ACP on stdin/stdout until stdin closes or a shutdown signal; returns that signal's number."""
     limit = settings.max_message_bytes
     stdio = StdioTransport(LineReader(await _stdin_reader(), limit), await _stdout_writer(), limit)
     agent = IacAgent(settings)
-    received: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        if not received:
-            log.info("received %s: shutting down", signal.Signals(signum).name)
-        received.append(signum)
-        stdio.end_input()
-
-    with shutdown_signals(on_signal):
+    with shutdown_signals(lambda signum: stdio.end_input()) as received:
         try:
             await acp.run_agent(agent, WireTransport(stdio, on_end=agent.shutdown), use_unstable_protocol=True)
         finally:
