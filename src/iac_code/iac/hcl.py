@@ -302,6 +302,7 @@ def _scan(text: str) -> tuple[int, int, str] | None:
     stack: list[tuple[str, int, int, int]] = []  # (opener, line, column, indent of its line)
     lines = text.split("\n")
     heredoc: str | None = None
+    heredoc_at = (1, 1)
     in_comment = False
     for n, raw in enumerate(lines, 1):
         stripped = raw.strip()
@@ -335,7 +336,7 @@ def _scan(text: str) -> tuple[int, int, str] | None:
             if raw.startswith("<<", i):
                 m = re.match(r"<<-?([A-Za-z][\w.-]*)\s*$", raw[i:])
                 if m:
-                    heredoc = m.group(1)
+                    heredoc, heredoc_at = m.group(1), (n, i + 1)
                     break
             if ch == '"':
                 end = _string_end(raw, i + 1)
@@ -350,12 +351,31 @@ def _scan(text: str) -> tuple[int, int, str] | None:
                     return n, i + 1, f"syntax error: '{ch}' closes nothing"
                 opener = stack.pop()
                 if _PAIRS[opener[0]] != ch:
-                    return opener[1], opener[2], f"syntax error: '{opener[0]}' opened here is closed by '{ch}' at line {n}"
+                    line = _missing_closer_line(lines, opener, n)
+                    return line, opener[2] if line == opener[1] else 1, (
+                        f"syntax error: '{opener[0]}' opened at line {opener[1]} is not closed before the '{ch}' at line {n}"
+                        f" (missing '{_PAIRS[opener[0]]}')")
             i += 1
+    if heredoc is not None:
+        return heredoc_at[0], heredoc_at[1], f"syntax error: the heredoc <<{heredoc} is never terminated (no line '{heredoc}')"
     if stack:
         opener = stack[-1]
-        return opener[1], opener[2], f"syntax error: '{opener[0]}' opened here is never closed"
+        line = _missing_closer_line(lines, opener, len(lines) + 1)
+        return line, opener[2] if line == opener[1] else 1, (
+            f"syntax error: '{opener[0]}' opened at line {opener[1]} is never closed (missing '{_PAIRS[opener[0]]}')")
     return None
+
+
+def _missing_closer_line(lines: list[str], opener: tuple[str, int, int, int], closer_line: int) -> int:
+    """Where the closer of `opener` most likely belongs: its own line when the bracket opens a
+    list written on that line (`[a, b` ...), else the last non-blank line before `closer_line`."""
+    rest = lines[opener[1] - 1][opener[2]:].split("#")[0].strip()
+    if rest:
+        return opener[1]
+    prev = closer_line - 1
+    while prev > opener[1] and not lines[prev - 1].strip():
+        prev -= 1
+    return prev
 
 
 def _string_end(raw: str, i: int) -> int | None:

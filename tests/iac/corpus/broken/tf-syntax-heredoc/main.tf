@@ -1,0 +1,5 @@
+locals {
+  script = <<EOT # expect: hcl.syntax
+#!/bin/sh
+echo hello
+}

@@ -1,0 +1,6 @@
+variable "zones" {
+  default = [
+    "cn-hangzhou-h",
+    "cn-hangzhou-i" # expect: hcl.syntax
+
+}
