@@ -18,7 +18,7 @@ from iac_code.iac import cloudformation, kubernetes, ros, tfcli
 from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.discovery import YAML_SUFFIXES, Reader, discover
 from iac_code.iac.jsonsyntax import load_json
-from iac_code.iac.terraform import check_module, local_source_dir
+from iac_code.iac.terraform import check_module, local_source_dir, sensitive_outputs
 from iac_code.iac.tfmodule import Module, load_module, parse_cached, tf_kind
 from iac_code.iac.tfnetwork import literal_cidrs, module_values, network_checks
 from iac_code.iac.yamlsyntax import PosDict
@@ -145,10 +145,19 @@ def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: O
     for directory in tf_dirs:
         mod = modules.get(directory)
         if mod is not None and mod.blocks and directory not in called:
-            out += _guarded(min(tf_dirs[directory]), lambda mod=mod: network_checks(mod, module_values(mod), load))
+            out += _guarded(min(tf_dirs[directory]), lambda mod=mod: _root_checks(mod, load))
     for started in formatting:
         out += tfcli.fmt_finish(started)
     return out
+
+
+def _root_checks(mod: Module, load) -> list[Diagnostic]:
+    """Value checks of a root module (one no scanned module calls): variable values, then the
+    network and for_each checks with them, through its local modules."""
+    out: list[Diagnostic] = []
+    values = module_values(mod, out)
+    out += sensitive_outputs(mod)
+    return out + network_checks(mod, values, load)
 
 
 def _tfvars_only(files: list[Path], reader: Reader) -> list[Diagnostic]:

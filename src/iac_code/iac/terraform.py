@@ -41,6 +41,7 @@ class _Ctx:
     top: Block
     scope: frozenset[str]
     rule: str | None = None  # "depends_on" overrides the undeclared rule
+    in_provisioner: bool = False
 
 
 def check_module(mod: Module, load: ModuleLoader) -> list[Diagnostic]:
@@ -84,6 +85,12 @@ def _duplicate_attrs(file: Path, b: Block, out: list[Diagnostic]) -> None:
 
 def _check_variable(file: Path, b: Block, out: list[Diagnostic]) -> None:
     _check_args(file, b, VARIABLE_ARGS, {"validation"}, out)
+    d = b.attr("default")
+    if d is not None and d.expr is not None:
+        refs, _ = references(d.expr)
+        for r in refs[:1]:
+            out.append(diag(file, r.line, r.column, "error", "terraform.invalid-default",
+                            f'the default of variable "{b.labels[0]}" refers to "{r.text()}"; defaults must be literal values (use a local instead)'))
     t = b.attr("type")
     if t is None or t.expr is None:
         return
@@ -112,7 +119,8 @@ def _check_body(mod: Module, load: ModuleLoader, file: Path, top: Block, b: Bloc
     for a in b.attrs:
         if a.expr is None or _skipped(top, b, a):
             continue
-        ctx = _Ctx(file, top, scope, "terraform.depends-on-missing" if a.name == "depends_on" else None)
+        ctx = _Ctx(file, top, scope, "terraform.depends-on-missing" if a.name == "depends_on" else None,
+                   b.type in ("provisioner", "connection", "postcondition", "precondition") or a.name == "replace_triggered_by")
         refs, calls = references(a.expr, scope)
         for r in refs:
             _check_ref(mod, load, r, ctx, out)
@@ -217,6 +225,9 @@ def _check_ref(mod: Module, load: ModuleLoader, r: Ref, ctx: _Ctx, out: list[Dia
             return
         if decl.block is not ctx.top:
             _instance_key_ok(decl.block, attrs[1:], f"{root}.{first}", report)
+        elif not ctx.in_provisioner:
+            report("terraform.self-reference",
+                   f'{root}.{first} refers to itself; use another resource, or `self` inside a provisioner or connection block')
 
 
 def _instance_key_ok(b: Block, rest: list[str], what: str, report) -> bool:
@@ -317,6 +328,25 @@ def _check_tfvars(mod: Module, out: list[Diagnostic]) -> None:
             if a.name not in mod.variables:
                 out.append(diag(path, a.line, a.column, "warning", "terraform.undeclared-tfvar",
                                 f'a value for undeclared variable "{a.name}"{_hint(a.name, mod.variables)}'))
+
+
+def sensitive_outputs(mod: Module) -> list[Diagnostic]:
+    """Outputs of a root module that show a `sensitive = true` variable without being sensitive
+    themselves (Terraform: "Output refers to sensitive values")."""
+    from iac_code.iac.tfeval import literal
+
+    secret = {n for n, d in mod.variables.items() if (a := d.block.attr("sensitive")) is not None and literal(a.expr) is True}
+    out = []
+    for name, decl in mod.outputs.items() if secret else ():
+        value, flag = decl.block.attr("value"), decl.block.attr("sensitive")
+        if value is None or value.expr is None or (flag is not None and literal(flag.expr) is True):
+            continue
+        refs, _ = references(value.expr)
+        hit = next((r for r in refs if r.root == "var" and r.steps and r.steps[0] in secret), None)
+        if hit is not None:
+            out.append(diag(decl.file, hit.line, hit.column, "error", "terraform.sensitive-output",
+                            f'output "{name}" shows the sensitive variable "var.{hit.steps[0]}"; add sensitive = true to the output'))
+    return out
 
 
 def _hint(name: str, names) -> str:

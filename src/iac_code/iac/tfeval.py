@@ -9,6 +9,7 @@ not knowable is `UNKNOWN`, and checks skip it (no guessing, no false errors).
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,34 @@ class Located(str):
         s = cls(value)
         s.file, s.line, s.column = file, line, column
         return s
+
+
+class LDict(dict):
+    """An object/map value with the file and line it was written at."""
+
+    file: Path | None = None
+    line: int = 0
+
+
+class LList(list):
+    """A tuple/list value with the file and line it was written at."""
+
+    file: Path | None = None
+    line: int = 0
+
+
+class SetList(LList):
+    """A set value (from `toset()` or a `set(...)`-typed variable), kept as a list."""
+
+
+class EvalFailure(Exception):
+    """Terraform would fail evaluating this (e.g. `regex` without a match); `can()` catches it."""
+
+
+def _placed(value: Any, cls: type, file: Path | None, node: Tree) -> Any:
+    out = cls(value)
+    out.file, out.line = file, getattr(node.meta, "line", 0) if not node.meta.empty else 0
+    return out
 
 
 @dataclass(slots=True)
@@ -56,7 +85,7 @@ def evaluate(expr: Tree | Token | None, env: Env) -> Any:
         return UNKNOWN
     try:
         return _eval(expr, env)
-    except (KeyError, IndexError, TypeError, ValueError, RecursionError, AttributeError):
+    except (KeyError, IndexError, TypeError, ValueError, RecursionError, AttributeError, EvalFailure, OverflowError):
         return UNKNOWN
 
 
@@ -76,9 +105,16 @@ def _eval(node: Tree | Token, env: Env) -> Any:
     if d == "literal_value":
         return {"true": True, "false": False, "null": None}[str(node.children[0])]
     if d == "tuple":
-        return [_eval(k, env) for k in kids]
+        return _placed([_eval(k, env) for k in kids], LList, env.file, node)
+    if d == "unary_op":
+        op, value = str(node.children[0]), _eval(node.children[-1], env)
+        if value is UNKNOWN:
+            return UNKNOWN
+        if op == "!":
+            return (not value) if isinstance(value, bool) else UNKNOWN
+        return -value if isinstance(value, (int, float)) and not isinstance(value, bool) else UNKNOWN
     if d == "object":
-        out = {}
+        out = _placed({}, LDict, env.file, node)
         for elem in kids:
             key_node = elem.children[0].children[0]
             key = _key(key_node, env)
@@ -240,10 +276,16 @@ def _call(node: Tree, env: Env) -> Any:
         return UNKNOWN
     name = str(idents[0].children[0])
     argn = [c for c in node.children if isinstance(c, Tree) and c.data == "arguments"]
-    args = [_eval(a, env) for a in argn[0].children if isinstance(a, Tree) and a.data != "new_line_or_comment"] if argn else []
+    arg_nodes = [a for a in argn[0].children if isinstance(a, Tree) and a.data != "new_line_or_comment"] if argn else []
+    if name in ("can", "try"):
+        return _can_try(name, arg_nodes, env)
+    args = [_eval(a, env) for a in arg_nodes]
     if any(a is UNKNOWN for a in args):
         return UNKNOWN
     tok = idents[0].children[0]
+    simple = _simple(name, args)
+    if simple is not UNKNOWN:
+        return simple
     if name == "cidrsubnet" and len(args) == 3:
         net = ipaddress.ip_network(str(args[0]), strict=False)
         sub = list_subnet(net, int(args[1]), int(args[2]))
@@ -263,8 +305,16 @@ def _call(node: Tree, env: Env) -> Any:
         for a in args:
             merged.update(a)
         return merged
-    if name in ("tomap", "tolist", "toset", "tostring") and len(args) == 1:
-        return list(dict.fromkeys(args[0])) if name == "toset" and isinstance(args[0], list) else args[0]
+    if name == "toset" and len(args) == 1 and isinstance(args[0], list):
+        unique = []
+        for x in args[0]:
+            if x not in unique:
+                unique.append(x)
+        out_set = SetList(unique)
+        out_set.file, out_set.line = env.file, tok.line
+        return out_set
+    if name in ("tomap", "tolist", "tostring") and len(args) == 1:
+        return args[0]
     if name == "lookup" and len(args) in (2, 3) and isinstance(args[0], dict):
         return args[0].get(str(args[1]), args[2] if len(args) == 3 else UNKNOWN)
     if name == "element" and len(args) == 2 and isinstance(args[0], list) and args[0]:
@@ -274,6 +324,60 @@ def _call(node: Tree, env: Env) -> Any:
     if name == "length" and len(args) == 1 and isinstance(args[0], (list, dict, str)):
         return len(args[0])
     return UNKNOWN
+
+
+def _can_try(name: str, nodes: list[Tree], env: Env) -> Any:
+    for node in nodes:
+        try:
+            value = _eval(node, env)
+        except (EvalFailure, KeyError, IndexError, TypeError, ValueError):
+            if name == "can":
+                return False
+            continue
+        if value is UNKNOWN:
+            return UNKNOWN
+        return True if name == "can" else value
+    return UNKNOWN if name == "try" else UNKNOWN
+
+
+def _simple(name: str, args: list[Any]) -> Any:
+    """Pure functions on known values; UNKNOWN when not modelled."""
+    n = len(args)
+    strs = all(isinstance(a, str) for a in args)
+    if name == "contains" and n == 2 and isinstance(args[0], list):
+        return args[1] in args[0]
+    if name == "regex" and n == 2 and strs:
+        m = re.search(args[0], args[1])
+        if m is None:
+            raise EvalFailure("no match")
+        return m.group(0) if not m.groups() else list(m.groups())
+    if name == "regexall" and n == 2 and strs:
+        return [m.group(0) for m in re.finditer(args[0], args[1])]
+    if name in ("lower", "upper", "trimspace") and n == 1 and strs:
+        return {"lower": str.lower, "upper": str.upper, "trimspace": str.strip}[name](args[0])
+    if name in ("startswith", "endswith", "strcontains") and n == 2 and strs:
+        return {"startswith": str.startswith, "endswith": str.endswith, "strcontains": str.__contains__}[name](args[0], args[1])
+    if name in ("alltrue", "anytrue") and n == 1 and isinstance(args[0], list) and all(isinstance(x, bool) for x in args[0]):
+        return all(args[0]) if name == "alltrue" else any(args[0])
+    if name in ("cidrhost", "cidrnetmask") and n >= 1 and isinstance(args[0], str):
+        if not _CIDR_TEXT.match(args[0]):
+            raise EvalFailure("not a CIDR")
+        net = ipaddress.ip_network(args[0], strict=False)
+        if name == "cidrnetmask":
+            return str(net.netmask)
+        if n == 2 and isinstance(args[1], int) and 0 <= args[1] < net.num_addresses:
+            return str(net.network_address + args[1])
+        raise EvalFailure("host number out of range")
+    if name in ("keys", "values") and n == 1 and isinstance(args[0], dict):
+        return sorted(args[0]) if name == "keys" else [args[0][k] for k in sorted(args[0])]
+    if name == "join" and n == 2 and isinstance(args[0], str) and isinstance(args[1], list) and all(isinstance(x, str) for x in args[1]):
+        return args[0].join(args[1])
+    if name == "split" and n == 2 and strs:
+        return args[1].split(args[0])
+    return UNKNOWN
+
+
+_CIDR_TEXT = re.compile(r"^[0-9a-fA-F:.]+/\d{1,3}$")
 
 
 def list_subnet(net: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int, netnum: int):

@@ -20,6 +20,7 @@ from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.hcl import Attr, Block, Body, references
 from iac_code.iac.tfeval import UNKNOWN, Env, Located, evaluate, literal
 from iac_code.iac.tfmodule import Module
+from iac_code.iac.tfvalues import check_for_each, check_variable_value, coerce, conform, describe, parse_type, where
 
 _CIDR_SHAPE = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,3}$")
 VPC_TYPES = {"alicloud_vpc": "cidr_block", "aws_vpc": "cidr_block", "alicloud_vpc_ipv4_cidr_block": None}
@@ -84,18 +85,38 @@ def cidr_problem(value: str, strict: bool = True) -> str | None:
     return None
 
 
-def module_values(mod: Module) -> dict[str, Any]:
-    """Variable values of a root module: auto-loaded .tfvars over defaults."""
-    values: dict[str, Any] = {}
-    for name, decl in mod.variables.items():
-        d = decl.block.attr("default")
-        if d is not None and d.expr is not None:
-            values[name] = evaluate(d.expr, Env(decl.file))
+def module_values(mod: Module, out: list[Diagnostic] | None = None) -> dict[str, Any]:
+    """Variable values of a root module: auto-loaded .tfvars over defaults, as their types hold
+    them; each value checked against its variable's type and validation (findings into `out`)."""
+    given: dict[str, tuple[Any, tuple[Path, int, int]]] = {}
     for path, body in mod.tfvars:
         for a in body.attrs:
-            values[a.name] = evaluate(a.expr, Env(path))
+            given[a.name] = (evaluate(a.expr, Env(path)), (path, a.line, a.column))
     for k, v in mod.json_values.items():
-        values[k] = v
+        given[k] = (v, (mod.dir, 1, 1))
+    return _resolve(mod, given, out if out is not None else [])
+
+
+def _resolve(mod: Module, given: dict[str, tuple[Any, tuple[Path, int, int]]], out: list[Diagnostic]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name, decl in mod.variables.items():
+        var = decl.block
+        t_attr = var.attr("type")
+        t = parse_type(t_attr.expr if t_attr is not None else None)
+        d = var.attr("default")
+        default = evaluate(d.expr, Env(decl.file)) if d is not None and d.expr is not None else UNKNOWN
+        if name in given:
+            value, at = given[name]
+            if d is not None and default is not UNKNOWN and (bad := conform(default, t)) is not None:
+                file, line, col = where(bad[0], (decl.file, d.line, d.column))
+                out.append(diag(file, line, col, "error", "terraform.invalid-value",
+                                f'invalid default for variable "{name}" ({describe(t)}): {bad[1]}'))
+        elif d is not None:
+            value, at = default, (decl.file, d.line, d.column)
+        else:
+            continue
+        check_variable_value(decl.file, var, value, at, out)
+        values[name] = coerce(value, t)
     return values
 
 
@@ -116,11 +137,13 @@ def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], M
             child = load(child_dir) if child_dir is not None else None
             if child is not None:
                 env = Env(decl.file, values, locals_)
-                passed = {a.name: evaluate(a.expr, env) for a in b.attrs if a.expr is not None}
-                child_values = module_values_defaults(child)
-                child_values.update({k: v for k, v in passed.items() if v is not UNKNOWN})
+                passed = {a.name: (evaluate(a.expr, env), (decl.file, a.line, a.column)) for a in b.attrs
+                          if a.expr is not None and a.name in child.variables}
+                child_values = _resolve(child, passed, out)
                 out += network_checks(child, child_values, load, depth + 1)
             continue
+        if b.type in ("resource", "data", "module"):
+            check_for_each(decl.file, b, Env(decl.file, values, locals_), out)
         if b.type != "resource" or len(b.labels) != 2:
             continue
         rtype, name = b.labels
@@ -163,16 +186,6 @@ def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], M
 def _span(net: ipaddress.IPv4Network) -> tuple[int, int]:
     start = int(net.network_address)
     return start, start + net.num_addresses - 1
-
-
-def module_values_defaults(mod: Module) -> dict[str, Any]:
-    """Variable defaults of a (child) module."""
-    values = {}
-    for name, decl in mod.variables.items():
-        d = decl.block.attr("default")
-        if d is not None and d.expr is not None:
-            values[name] = evaluate(d.expr, Env(decl.file))
-    return values
 
 
 def _instances(b: Block, env: Env):

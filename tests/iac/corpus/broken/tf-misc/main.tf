@@ -1,0 +1,33 @@
+variable "db_password" {
+  type      = string
+  sensitive = true
+}
+
+variable "region" {
+  type    = string
+  default = "cn-${var.zone}" # expect: terraform.invalid-default
+}
+
+variable "zone" {
+  type    = string
+  default = "hangzhou"
+}
+
+resource "alicloud_instance" "web" {
+  instance_name = "web"
+  password      = var.db_password
+  description   = alicloud_instance.web.id # expect: terraform.self-reference
+
+  provisioner "local-exec" {
+    command = "echo ${self.id}"
+  }
+}
+
+output "password" {
+  value = var.db_password # expect: terraform.sensitive-output
+}
+
+output "password_ok" {
+  value     = var.db_password
+  sensitive = true
+}

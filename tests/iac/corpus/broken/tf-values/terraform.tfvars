@@ -1,0 +1,2 @@
+environment = "stage" # expect: terraform.variable-validation
+zones       = "cn-hangzhou-h" # expect: terraform.invalid-value
