@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from iac_code.agent.loop import AgentLoop, LoopConfig
-from iac_code.agent.permissions import Answer, PermissionPolicy, PermissionRequest
+from iac_code.agent.permissions import Answer, PermissionGate, PermissionPolicy, PermissionRequest
 from iac_code.core.conversation import Conversation, Message
 from iac_code.core.events import Event
 from iac_code.core.provider import ModelRequest, ProviderEvent
@@ -93,8 +93,7 @@ class LoopRig:
             provider=provider,
             tools=ToolRegistry([NoteTool(), SaveTool()]),
             conversation=self.conversation,
-            policy=PermissionPolicy("default"),
-            prompter=self.prompter,
+            gate=PermissionGate(PermissionPolicy("default"), self.prompter),
             emit=self._emit,
             context=lambda: ToolContext(cwd=cwd, config_dir=cwd / ".config"),
             config=LoopConfig(model=MODEL, system_prompt="You are a test.", **config),

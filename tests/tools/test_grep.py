@@ -122,7 +122,8 @@ async def test_an_explicit_sensitive_path_is_searched_and_asks_permission(projec
 
     build(project)
     params = tool.parse({"pattern": "AWS_VPC", "path": ".env"})
-    assert PermissionPolicy("default").decide("grep", "read", tool.paths(params, ctx), ctx.cwd, ctx.config_dir).action == "ask"
+    policy = PermissionPolicy("default")
+    assert policy.decide(policy.classify(tool, params, ctx)).action == "ask"
     assert (await call(tool, pattern="AWS_VPC", path=".env")).output == ".env"
 
 

@@ -19,7 +19,7 @@ def decide(tool, raw, ctx, mode="default", policy=None):
     policy = policy or PermissionPolicy(mode)
     params = tool.parse(raw)
     assert not isinstance(params, str), params
-    return policy.decide(tool.name, tool.category, tool.paths(params, ctx), ctx.cwd, ctx.config_dir).action
+    return policy.decide(policy.classify(tool, params, ctx)).action
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_reads_of_the_config_dir_ask(layout, ctx):
 @pytest.mark.parametrize("mode", ["default", "accept_edits", "bypass_permissions"])
 def test_writes_outside_cwd_ask_in_every_mode_even_after_allow_always(layout, ctx, tool, raw, mode):
     policy = PermissionPolicy(mode)
-    policy.remember(tool.name, "allow_always")
+    policy.allowed.add("edit")  # an earlier allow_always for edits in the project
     assert decide(tool, raw, ctx, policy=policy) == "ask"
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from iac_code.agent.loop import AgentLoop, LoopConfig
-from iac_code.agent.permissions import PermissionPolicy
+from iac_code.agent.permissions import PermissionGate, PermissionPolicy
 from iac_code.core.conversation import Conversation, user_text
 from iac_code.core.events import ToolCallUpdated
 from iac_code.providers.scripted import ScriptedProvider
@@ -66,8 +66,7 @@ async def test_a_tool_that_raises_outside_run_fails_only_its_call(tmp_path: Path
         provider=ScriptedProvider(script),
         tools=ToolRegistry([BrokenTitle(), BrokenPreview()]),
         conversation=conversation,
-        policy=PermissionPolicy("default"),
-        prompter=Allow(),
+        gate=PermissionGate(PermissionPolicy("default"), Allow()),
         emit=emit,
         context=lambda: ToolContext(cwd=tmp_path, config_dir=tmp_path / "cfg"),
         config=LoopConfig(model="scripted", system_prompt="test"),

@@ -13,13 +13,8 @@ from iac_code.agent.permissions import Answer, PermissionRequest
 
 log = logging.getLogger(__name__)
 
-OPTIONS = [
-    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
-    PermissionOption(option_id="allow_always", name="Allow always", kind="allow_always"),
-    PermissionOption(option_id="reject_once", name="Reject once", kind="reject_once"),
-    PermissionOption(option_id="reject_always", name="Reject always", kind="reject_always"),
-]
-_KIND_BY_ID = {o.option_id: o.kind for o in OPTIONS}
+KINDS = ("allow_once", "allow_always", "reject_once", "reject_always")
+"""Option ids are the option kinds; the gate decides which are offered and names them."""
 
 
 class AcpPrompter:
@@ -30,7 +25,8 @@ class AcpPrompter:
         self._session_id = session_id
 
     async def ask(self, request: PermissionRequest) -> Answer:
-        """Send the request and return the chosen option's kind (never its position), or `cancelled`."""
+        """Send the request with the gate's options and return the chosen option's kind (never its
+        position), or `cancelled`. An option id that is no kind is a `reject_once`."""
         tool_call = ToolCallUpdate(
             tool_call_id=request.tool_call_id,
             title=request.title,
@@ -42,7 +38,9 @@ class AcpPrompter:
         )
         try:
             response = await self._conn.request_permission(
-                session_id=self._session_id, tool_call=tool_call, options=OPTIONS
+                session_id=self._session_id,
+                tool_call=tool_call,
+                options=[PermissionOption(option_id=o.kind, name=o.name, kind=o.kind) for o in request.options],
             )
         except (RequestError, ValidationError) as exc:
             # The client answered, but with an error or a malformed result: nobody approved the
@@ -52,7 +50,7 @@ class AcpPrompter:
         outcome = response.outcome
         if not isinstance(outcome, AllowedOutcome):
             return "cancelled"
-        kind = _KIND_BY_ID.get(outcome.option_id)
+        kind = outcome.option_id if outcome.option_id in KINDS else None
         if kind is None:
             log.warning("client chose unknown permission option %r; treating it as reject_once", outcome.option_id)
             return "reject_once"

@@ -78,7 +78,6 @@ class IacAgent:
         self.settings = settings
         self.store = store or SessionStore(settings.sessions_dir, settings.secrets())
         self.sessions: dict[str, Session] = {}
-        self._turns: dict[str, asyncio.Task[Any]] = {}
         self._conn: Any = None
         self.initialized = False
         """Whether `initialize` was answered (checked by `acp.errors.guarded`)."""
@@ -188,7 +187,7 @@ class IacAgent:
         if session_id in self._loading:
             raise invalid("sessionId", "Session is already being loaded")
         live = self.sessions.get(session_id)
-        if live is not None and (session_id in self._turns or live.busy):
+        if live is not None and live.running:
             raise invalid("sessionId", "Session is running a prompt; cancel it before loading")
         self._loading.add(session_id)
         try:
@@ -239,10 +238,6 @@ class IacAgent:
         """Cancel any running prompt and drop the session from memory (its history stays on disk)."""
         session = self._session(session_id)
         del self.sessions[session_id]  # before any await: later requests no longer reach it
-        turn = self._turns.get(session_id)
-        if turn is not None:
-            turn.cancel()
-            await asyncio.wait([turn], timeout=5)
         await session.close()
         return CloseSessionResponse()
 
@@ -308,34 +303,16 @@ class IacAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         """Run one prompt turn; every update of it is sent before this returns."""
         session = self._session(session_id)
-        # `_turns` is claimed below before this handler first yields; `session.busy` is only set
-        # once the turn task runs, so a second prompt sent right behind the first must be caught here
-        if session_id in self._turns or session.busy:
-            raise invalid("sessionId", "A prompt is already running in this session; wait for it or cancel it")
         content = to_user_content(prompt)
         if not content:
             raise invalid("prompt", "no usable content blocks")
-        turn = asyncio.create_task(
-            session.prompt(content, self._update_sink(session_id), AcpPrompter(self._conn, session_id))
-        )
-        self._turns[session_id] = turn
-        try:
-            result = await asyncio.shield(turn)
+        try:  # the session's turn lock is claimed before this handler first yields
+            result = await session.prompt(content, self._update_sink(session_id), AcpPrompter(self._conn, session_id))
         except SessionBusy:
-            raise invalid("sessionId", "A prompt is already running in this session") from None
+            raise invalid("sessionId", "A prompt is already running in this session; wait for it or cancel it") from None
         except StorageError as exc:  # answered -32603 with the reason by `guarded`
             await self._update_sink(session_id)(Notice(f"\n\n**Error:** {exc} {UNSAVED_KEPT}\n"))
             raise
-        except asyncio.CancelledError:
-            me = asyncio.current_task()
-            if turn.cancelled() and me is not None and not me.cancelling():
-                # session/cancel arrived before the loop was running: nothing was started
-                return PromptResponse(stop_reason="cancelled", usage=Usage(input_tokens=0, output_tokens=0, total_tokens=0))
-            turn.cancel()  # the connection is going away
-            raise
-        finally:
-            if self._turns.get(session_id) is turn:
-                del self._turns[session_id]
         u = result.usage
         return PromptResponse(
             stop_reason=result.stop_reason,
@@ -350,9 +327,9 @@ class IacAgent:
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         """Cancel the running prompt of `session_id` (a notification: unknown sessions are ignored)."""
-        turn = self._turns.get(session_id)
-        if turn is not None and not turn.done():
-            turn.cancel()
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.cancel()
 
     async def shutdown(self) -> None:
         """End everything this connection runs (PROTOCOL.md, Process lifetime); a second call does nothing.
@@ -363,15 +340,12 @@ class IacAgent:
         servers stopped). Every exit path awaits this: stdin closed, SIGTERM/SIGINT/SIGHUP, an
         HTTP connection deleted or expired, the HTTP server stopping.
         """
-        turns = [turn for turn in self._turns.values() if not turn.done()]
-        for turn in turns:
-            turn.cancel()
-        if turns:
-            await asyncio.wait(turns, timeout=TURN_STOP_SECONDS)
         sessions = list(self.sessions.values())
         self.sessions.clear()
         for session in sessions:
+            session.cancel()  # all at once: they settle concurrently
+        for session in sessions:
             try:
-                await session.close()
+                await session.close(timeout=TURN_STOP_SECONDS)
             except Exception:
                 log.exception("closing session %s failed", session.id)

@@ -16,17 +16,13 @@ their own modules; this one only calls them.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from iac_code.agent import compaction
-from iac_code.agent.permissions import (
-    PermissionPolicy,
-    PermissionPrompter,
-    PermissionRequest,
-)
+from iac_code.agent import compaction, subagent
+from iac_code.agent.permissions import PermissionCancelled, PermissionGate
 from iac_code.core.conversation import (
     ContentBlock,
     Conversation,
@@ -47,22 +43,16 @@ from iac_code.core.events import (
     ToolCallUpdated,
     UsageUpdated,
 )
-from iac_code.core.provider import (
-    MessageDone,
-    ModelRequest,
-    Provider,
-    ProviderError,
-    ToolUseStart,
-    Usage,
-)
-from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.core.provider import MessageDone, ModelRequest, Provider, ProviderError, ToolUseStart, Usage
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
-PERMISSION_DENIED = "Permission denied."
 CANCELLED = "Cancelled by the user."
-SUBAGENT_MAX_REQUESTS = 20
+INTERRUPTED = "[The user interrupted your previous response: its text above is incomplete.]"
+"""Added to the prompt after a turn whose partial text was kept when it was cancelled, so the
+model knows that text was cut off (the session adds it; see `TurnResult.interrupted`)."""
 
 
 @dataclass(slots=True)
@@ -73,6 +63,8 @@ class TurnResult:
     stop_reason: str
     usage: Usage
     failure: ProviderError | None = None
+    interrupted: bool = False
+    """The turn was cancelled mid-response and the text streamed so far was kept in the history."""
 
     @property
     def error(self) -> str | None:
@@ -94,16 +86,14 @@ class LoopConfig:
 
 @dataclass(slots=True)
 class _Call:
-    """What is known of a parsed tool call before it runs."""
+    """A parsed tool call with its context, title and locations, before the gate admits it."""
 
+    use: ToolUseBlock
+    tool: Tool
+    params: ToolInput
     ctx: ToolContext
     title: str
     locations: list[Location]
-    paths: list[Path]
-
-
-class _Cancelled(Exception):
-    """The client answered a permission request with `cancelled`."""
 
 
 @dataclass(slots=True)
@@ -114,6 +104,7 @@ class _TurnState:
     partial_text: list[str] = field(default_factory=list)
     unanswered: list[ToolUseBlock] = field(default_factory=list)
     answered: dict[str, ToolResultBlock] = field(default_factory=dict)
+    streamed: bool = False  # the response in `partial` arrived whole
     interrupted: dict[str, ToolResult] = field(default_factory=dict)  # what cancelled tools had produced
 
     def flush_text(self) -> None:
@@ -124,7 +115,7 @@ class _TurnState:
 
 
 class AgentLoop:
-    """Runs prompt turns over one conversation with one provider, tool set and permission policy."""
+    """Runs prompt turns over one conversation with one provider, tool set and permission gate."""
 
     def __init__(
         self,
@@ -132,8 +123,7 @@ class AgentLoop:
         provider: Provider,
         tools: ToolRegistry,
         conversation: Conversation,
-        policy: PermissionPolicy,
-        prompter: PermissionPrompter | None,
+        gate: PermissionGate,
         emit: EventSink,
         context: Callable[[], ToolContext],
         config: LoopConfig,
@@ -141,10 +131,9 @@ class AgentLoop:
         self.provider = provider
         self.tools = tools
         self.conversation = conversation
-        self.policy = policy
-        self.prompter = prompter
+        self.gate = gate
         self.emit = emit
-        self._context = context
+        self.context = context
         self.config = config
         self._state = _TurnState()
         self._last_context = 0  # tokens of the last request's prompt
@@ -158,13 +147,12 @@ class AgentLoop:
         try:
             self.conversation.append(prompt)
             return await self._turn(state)
-        except (asyncio.CancelledError, _Cancelled) as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                task = asyncio.current_task()
-                if task is not None:
-                    task.uncancel()
-            await self._settle(state, CANCELLED)
-            return TurnResult("cancelled", state.usage)
+        except (asyncio.CancelledError, PermissionCancelled):
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                task.uncancel()
+            interrupted = await self._settle(state, CANCELLED, interrupted=True)
+            return TurnResult("cancelled", state.usage, interrupted=interrupted)
         except BaseException:
             await self._settle(state, "Failed: internal error.")
             raise
@@ -213,7 +201,7 @@ class AgentLoop:
             thinking_budget=self.config.thinking_budget,
             purpose=self.config.purpose,  # type: ignore[arg-type]
         )
-        state.partial, state.partial_text = [], []
+        state.partial, state.partial_text, state.streamed = [], [], False
         done: MessageDone | None = None
         async for event in self.provider.stream(request):
             if isinstance(event, TextDelta | ThinkingDelta):
@@ -233,7 +221,7 @@ class AgentLoop:
                     )
                 )
             elif isinstance(event, MessageDone):
-                done = event
+                done, state.streamed = event, True
         if done is None:
             raise ProviderError("incomplete", "the response ended without a final message")
         state.usage.add(done.usage)
@@ -252,93 +240,57 @@ class AgentLoop:
 
     # ----- tools -----
 
+    @property
+    def usage(self) -> Usage:
+        """The usage of the running turn so far (a sub-agent adds its own to it)."""
+        return self._state.usage
+
     async def _run_tools(self, uses: list[ToolUseBlock], state: _TurnState) -> list[ContentBlock]:
-        """Run the calls in order, consecutive auto-allowed read-only ones concurrently."""
-        batch: list[tuple[ToolUseBlock, Tool, ToolInput, _Call]] = []
-
-        async def flush() -> None:
-            if batch:
-                await asyncio.gather(*(self._execute(u, t, p, c) for u, t, p, c in batch))
-                batch.clear()
-
+        """Run the calls in order; consecutive admitted read-only and `agent` calls run concurrently."""
+        batch: list[Awaitable[None]] = []
         for use in uses:
-            tool = self.tools.get(use.name)
-            if tool is None:
-                await flush()
-                known = ", ".join(self.tools.names())
-                await self._finish(use, ToolResult.error(f"Unknown tool {use.name!r}. Available tools: {known}."))
+            call = await self._parse(use)
+            concurrent = call is not None and (call.tool.category == "read" or call.tool.name == "agent")
+            if not concurrent:
+                await _together(batch)
+            if call is None:
                 continue
-            params = tool.parse(use.input)
-            if isinstance(params, str):
-                await flush()
-                await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
-                await self._finish(use, ToolResult.error(params))
-                continue
-            call = self._describe(tool, params)
-            if isinstance(call, str):
-                await flush()
-                await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
-                await self._finish(use, ToolResult.error(call))
-                continue
-            verdict = self.policy.decide(use.name, tool.category, call.paths, call.ctx.cwd, call.ctx.config_dir)
-            if tool.category == "read" and verdict.action == "allow":
-                batch.append((use, tool, params, call))
-                continue
-            await flush()
-            await self._execute(use, tool, params, call)
-        await flush()
+            await self.emit(ToolCallUpdated(use.id, title=call.title, kind=call.tool.kind, raw_input=use.input, locations=call.locations))
+            refusal = await self.gate.admit(
+                call.tool, call.params, call.ctx, tool_call_id=use.id, raw_input=use.input, title=call.title, locations=call.locations
+            )
+            if refusal is not None:
+                await self._finish(use, ToolResult.error(refusal))
+            elif concurrent:
+                batch.append(self._execute(call))
+            else:
+                await self._execute(call)
+        await _together(batch)
         return [state.answered[u.id] for u in uses]
 
-    def _describe(self, tool: Tool, params: ToolInput) -> _Call | str:
-        """A call's context, title, locations and paths; an error message if the tool raised
-        computing them (a tool bug must fail its call, not the turn)."""
-        ctx = self._context()
-        try:
-            return _Call(ctx, tool.title(params), tool.locations(params, ctx), tool.paths(params, ctx))
-        except Exception as exc:
-            log.exception("tool %s failed describing a call", tool.name)
-            return f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+    async def _parse(self, use: ToolUseBlock) -> _Call | None:
+        """The call `use` ready for the gate; None when it already failed (unknown tool, bad input,
+        or a tool that raised computing its title or locations: a tool bug fails its call, not the turn)."""
+        tool = self.tools.get(use.name)
+        if tool is None:
+            known = ", ".join(self.tools.names())
+            await self._finish(use, ToolResult.error(f"Unknown tool {use.name!r}. Available tools: {known}."))
+            return None
+        params = tool.parse(use.input)
+        ctx = self.context()
+        error = params if isinstance(params, str) else None
+        if not isinstance(params, str):
+            try:
+                return _Call(use, tool, params, ctx, tool.title(params), tool.locations(params, ctx))
+            except Exception as exc:
+                log.exception("tool %s failed describing a call", tool.name)
+                error = f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+        await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
+        await self._finish(use, ToolResult.error(error or ""))
+        return None
 
-    async def _preview(self, tool: Tool, params: ToolInput, ctx: ToolContext) -> ToolPreview | None:
-        try:
-            return await tool.preview(params, ctx)
-        except (asyncio.CancelledError, _Cancelled):
-            raise
-        except Exception as exc:
-            log.exception("tool %s failed computing its preview", tool.name)
-            return ToolPreview(error=f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-
-    async def _execute(self, use: ToolUseBlock, tool: Tool, params: ToolInput, call: _Call) -> None:
-        ctx, title, locations = call.ctx, call.title, call.locations
-        await self.emit(ToolCallUpdated(use.id, title=title, kind=tool.kind, raw_input=use.input, locations=locations))
-        verdict = self.policy.decide(use.name, tool.category, call.paths, ctx.cwd, ctx.config_dir)
-        if verdict.action == "deny":
-            await self._finish(use, ToolResult.error(verdict.reason))
-            return
-        if verdict.action == "ask":
-            preview = await self._preview(tool, params, ctx)
-            if preview is not None and preview.error:
-                await self._finish(use, ToolResult.error(preview.error))
-                return
-            answer = "reject_once"
-            if self.prompter is not None:
-                answer = await self.prompter.ask(
-                    PermissionRequest(
-                        tool_call_id=use.id,
-                        tool_name=use.name,
-                        title=title,
-                        kind=tool.kind,
-                        raw_input=use.input,
-                        content=preview.content if preview else [],
-                        locations=(preview.locations if preview and preview.locations else locations),
-                    )
-                )
-            if answer == "cancelled":
-                raise _Cancelled()
-            self.policy.remember(use.name, answer)
-            if answer.startswith("reject"):
-                await self._finish(use, ToolResult.error(PERMISSION_DENIED))
-                return
+    async def _execute(self, call: _Call) -> None:
+        use, ctx = call.use, call.ctx
         await self.emit(ToolCallUpdated(use.id, status="in_progress"))
 
         async def progress(content: list) -> None:
@@ -346,10 +298,10 @@ class AgentLoop:
 
         ctx.progress = progress
         ctx.emit = self.emit
-        ctx.run_subagent = self._run_subagent
+        ctx.run_subagent = functools.partial(subagent.run, self, use.id, call.title, use.input)
         try:
-            result = await tool.run(params, ctx)
-        except (asyncio.CancelledError, _Cancelled):
+            result = await call.tool.run(call.params, ctx)
+        except (asyncio.CancelledError, PermissionCancelled):
             if ctx.partial is not None:  # e.g. what a cancelled command printed: kept in its final update
                 self._state.interrupted[use.id] = ctx.partial.redacted(ctx.secrets)
             raise
@@ -372,28 +324,33 @@ class AgentLoop:
         )
 
     async def _end_call(self, call_id: str, status: str, text: str) -> None:
+        """End an open call with `text`, or with what it had produced when it was cancelled."""
         self._state.open_calls.discard(call_id)
-        await self.emit(
-            ToolCallUpdated(call_id, status=status, raw_output={"error": text}, content=[TextContent(text)])  # type: ignore[arg-type]
-        )
+        partial = self._state.interrupted.get(call_id)
+        raw, content = (partial.client_raw_output(), partial.client_content()) if partial else ({"error": text}, [TextContent(text)])
+        await self.emit(ToolCallUpdated(call_id, status=status, raw_output=raw, content=content))  # type: ignore[arg-type]
 
     # ----- endings -----
 
-    def _keep_partial(self, state: _TurnState) -> None:
-        """Keep the text the client already saw of an unfinished response in the conversation."""
+    def _keep_partial(self, state: _TurnState) -> bool:
+        """Keep the text the client already saw of an unfinished response in the conversation;
+        whether text of a response that had not arrived whole was kept."""
         state.flush_text()
         kept, state.partial = state.partial, []
         if kept:
             self.conversation.append(Message(role="assistant", content=kept))
+        return bool(kept) and not state.streamed
 
-    async def _settle(self, state: _TurnState, reason: str) -> None:
-        """After a cancel or crash: answer every dangling tool use and end every open call.
+    async def _settle(self, state: _TurnState, reason: str, interrupted: bool = False) -> bool:
+        """After a cancel (`interrupted`) or crash: answer every dangling tool use and end every
+        open call. Returns whether the text of a cut-off response was kept.
 
         A further cancel while the calls are being ended (a second `session/cancel`, a
         `session/close`) does not stop it: the remaining calls would be left open.
         """
+        cut = False
         try:
-            self._keep_partial(state)
+            cut = self._keep_partial(state) and interrupted
             if state.unanswered:
                 results = [
                     state.answered.get(u.id)
@@ -404,25 +361,14 @@ class AgentLoop:
                 state.unanswered = []
             for call_id in sorted(state.open_calls):
                 try:
-                    partial = state.interrupted.get(call_id)
-                    if partial is None:
-                        await self._end_call(call_id, "failed", reason)
-                    else:
-                        state.open_calls.discard(call_id)
-                        await self.emit(
-                            ToolCallUpdated(
-                                call_id,
-                                status="failed",
-                                raw_output=partial.client_raw_output(),
-                                content=partial.client_content(),
-                            )
-                        )
+                    await self._end_call(call_id, "failed", reason)
                 except asyncio.CancelledError:  # a repeated cancel: end the remaining calls anyway
                     task = asyncio.current_task()
                     if task is not None:
                         task.uncancel()
         except Exception:  # the client may be gone; the conversation is already consistent
             log.debug("could not report the end of open tool calls", exc_info=True)
+        return cut
 
     def _interrupted_text(self, call_id: str, reason: str) -> str:
         """The tool result the model gets for a call cut short: `reason`, after any partial output."""
@@ -448,45 +394,15 @@ class AgentLoop:
             self._last_context, self._last_count = outcome.after_tokens, len(self.conversation.messages)
             await self.emit(Notice(outcome.notice()))
 
-    async def _run_subagent(self, prompt: str, progress) -> str:  # noqa: ANN001 - see SubagentRunner
-        """Run a sub-agent with its own context and the read-only tools; return its final text.
 
-        Raises the `ProviderError` that ended the sub-agent's turn, if one did.
-        """
-        from iac_code.agent.subagent import SubagentReporter
-        from iac_code.core.conversation import user_text
-
-        reporter = SubagentReporter(progress)
-        child = AgentLoop(
-            provider=self.provider,
-            tools=self.tools.read_only(),
-            conversation=Conversation(),
-            policy=PermissionPolicy("default"),
-            prompter=None,
-            emit=reporter.emit,
-            context=self._context,
-            config=LoopConfig(
-                model=self.config.model,
-                system_prompt=self.config.system_prompt + "\n\n" + SUBAGENT_NOTE,
-                max_requests=min(SUBAGENT_MAX_REQUESTS, self.config.max_requests),
-                max_tokens=self.config.max_tokens,
-                purpose="subagent",
-            ),
-        )
-        result = await child.run(user_text(prompt))
-        self._state.usage.add(result.usage)
-        if result.stop_reason == "cancelled":  # the child's turn absorbed the cancel of the task both run in
-            raise asyncio.CancelledError
-        if result.failure is not None:  # the child's turn reported it; the `agent` tool fails with it
-            raise result.failure
-        answer = next((m.text() for m in reversed(child.conversation.messages) if m.role == "assistant" and m.text()), "")
-        if result.stop_reason == "max_turn_requests":
-            answer += f"\n\n(The sub-agent stopped after {child.config.max_requests} model requests.)"
-        return answer or "(The sub-agent gave no answer.)"
-
-
-SUBAGENT_NOTE = (
-    "You are a sub-agent working for another agent. You can only read and search files. Do the "
-    "task you are given and reply with a complete, self-contained answer: it is all the other "
-    "agent will see."
-)
+async def _together(calls: list[Awaitable[None]]) -> None:
+    """Run `calls` concurrently and clear the list; the first that raises cancels the others."""
+    if not calls:
+        return
+    pending, calls[:] = list(calls), []
+    try:
+        async with asyncio.TaskGroup() as group:
+            for call in pending:
+                group.create_task(call)  # type: ignore[arg-type]
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None

@@ -1,32 +1,57 @@
-"""Who decides whether a tool call may run: the session's mode, its remembered answers, and the client.
+"""Who decides whether a tool call may run: one `PermissionGate` per turn, called once per call.
 
-Rules (PROTOCOL.md, Permissions; issue #3, Safety):
+The gate classifies the call (the real paths it touches, the rules it needs), decides once from
+the session's mode and saved rules, asks the client when needed, saves the answer as a rule, and
+hands the tool the target it checked: the paths come from `Tool.paths` through the call's own
+`ToolContext.resolve`, which resolves each path once per call, so `run` opens exactly the file
+that was checked and approved. Rules (PROTOCOL.md, Permissions):
 
-- read-only tools inside the session cwd run without asking; reads outside it (symlinks resolved)
-  or of sensitive paths (`.ssh`, cloud credentials, `.env`, the config dir) ask, except in
-  `bypass_permissions`;
-- `write_file`/`edit_file` ask in `default` mode, run in `accept_edits` and `bypass_permissions`,
-  and are refused in `plan`; a write outside the cwd (or to a sensitive path) asks in every mode
-  and is not covered by an earlier `allow_always`;
-- `bash`/`agent` ask in `default` and `accept_edits`, run in `bypass_permissions`, are refused in
-  `plan`;
-- `allow_always`/`reject_always` hold for that tool for the rest of the session; a remembered
-  rejection also covers writes outside the cwd.
+- read-only tools inside the session cwd run without asking; reads outside it (symlinks
+  resolved) or of files holding secrets (`paths.is_sensitive`) ask, except in `bypass_permissions`;
+- `write_file`/`edit_file` ask in `default`, run in `accept_edits` and `bypass_permissions`, and
+  are refused in `plan`; a write to a sensitive path (`.git/`, `.iac-code/`, the config dir,
+  `.env*`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up files) asks in every mode but
+  `bypass_permissions`, a write outside the cwd asks in every mode, and no saved rule covers either;
+- `bash`, `agent` and other tools (MCP) ask in `default` and `accept_edits`, run in
+  `bypass_permissions`, and are refused in `plan`;
+- `allow_always`/`reject_always` save a rule, never a blank cheque: edits of non-sensitive files
+  inside the cwd; a bash program and subcommand (`shell_rules`), every part of a compound command
+  needing its own; sub-agent runs; reads in one directory outside the cwd; one named other tool.
+  A call with a part no rule may cover (sensitive or outside paths, `rm -r`, `sudo`, a command
+  that cannot be parsed) is offered only `allow_once`/`reject_once`. A saved rejection wins over
+  every mode.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from iac_code.agent.shell_rules import parts as shell_parts
 from iac_code.config import ModeId
 from iac_code.core.events import Location, ToolContent, ToolKind
-from iac_code.tools.base import Category
+from iac_code.tools.base import Category, Tool, ToolContext, ToolInput, ToolPreview
 from iac_code.tools.paths import is_inside, is_sensitive
+
+log = logging.getLogger(__name__)
 
 Answer = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 """The user's decision, by permission option kind; `cancelled` means the prompt was cancelled."""
+
+PERMISSION_DENIED = "Permission denied."
+"""What the model receives for a call the user (or a saved rule) rejected (PROTOCOL.md)."""
+
+PLAN_MODE_REFUSAL = (
+    "Plan mode is read-only: {tool} was not run. Describe the change you would make instead; "
+    "the user can switch modes to let you apply it."
+)
+
+
+class PermissionCancelled(Exception):
+    """The client answered a permission request with `cancelled`: the turn ends `cancelled`."""
 
 
 @dataclass(slots=True)
@@ -37,9 +62,29 @@ class Verdict:
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class PermissionOption:
+    """One answer offered to the user: `kind` (also the option id) and a `name` that says which
+    rule an `always` answer saves ("Always allow `terraform fmt` commands")."""
+
+    kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+    name: str
+
+
+def every_option(subject: str) -> list[PermissionOption]:
+    """The four options, the `always` ones naming `subject` ("edits in this project")."""
+    return [
+        PermissionOption("allow_once", "Allow once"),
+        PermissionOption("allow_always", f"Always allow {subject}"),
+        PermissionOption("reject_once", "Reject once"),
+        PermissionOption("reject_always", f"Always reject {subject}"),
+    ]
+
+
 @dataclass(slots=True)
 class PermissionRequest:
-    """What the client is asked about: the tool call as it will run."""
+    """What the client is asked about: the tool call as it will run, and the options offered
+    (by default all four, unnamed by rule: callers that save a rule say which in `options`)."""
 
     tool_call_id: str
     tool_name: str
@@ -48,6 +93,7 @@ class PermissionRequest:
     raw_input: dict[str, Any]
     content: list[ToolContent] = field(default_factory=list)
     locations: list[Location] = field(default_factory=list)
+    options: list[PermissionOption] = field(default_factory=lambda: every_option("calls like this"))
 
 
 class PermissionPrompter(Protocol):
@@ -58,46 +104,161 @@ class PermissionPrompter(Protocol):
         ...
 
 
-PLAN_MODE_REFUSAL = (
-    "Plan mode is read-only: {tool} was not run. Describe the change you would make instead; "
-    "the user can switch modes to let you apply it."
-)
+@dataclass(slots=True)
+class Classified:
+    """What the policy knows of one call.
+
+    `paths` are the real paths it touches; `outside` whether one is outside the cwd, `exposed`
+    whether one is outside it or sensitive;
+    `rules` the saved rules that must all hold for it to run unasked (empty: nothing to ask for a
+    read; a None entry: a part no rule may cover); `subject` names those rules for the user.
+    """
+
+    tool_name: str
+    category: Category
+    paths: list[Path]
+    outside: bool
+    exposed: bool
+    rules: list[str | None]
+    subject: str
+
+    @property
+    def savable(self) -> bool:
+        """Whether an `always` answer can save rules that cover this very call."""
+        return bool(self.rules) and all(r is not None for r in self.rules)
 
 
 class PermissionPolicy:
-    """Decides per call from the mode and the answers remembered for this session."""
+    """The session's permission state: its mode and the rules saved by `always` answers."""
 
     def __init__(self, mode: ModeId = "default") -> None:
         self.mode: ModeId = mode
-        self._always: dict[str, bool] = {}
+        self.allowed: set[str] = set()
+        self.rejected: set[str] = set()
 
-    def decide(
-        self, tool_name: str, category: Category, paths: list[Path], cwd: Path, config_dir: Path
-    ) -> Verdict:
-        """Decide for a call of `tool_name` touching the real `paths` in a session rooted at `cwd`."""
-        remembered = self._always.get(tool_name)
-        if remembered is False:
-            return Verdict("deny", "Permission denied.")
-        exposed = any(not is_inside(p, cwd) or is_sensitive(p, config_dir) for p in paths)
-        if category == "read":
-            if not exposed or self.mode == "bypass_permissions" or remembered:
-                return Verdict("allow")
-            return Verdict("ask")
+    def classify(self, tool: Tool, params: ToolInput, ctx: ToolContext) -> Classified:
+        """Classify a call of `tool` (see `Classified`). Raises whatever `tool.paths` raises."""
+        paths = tool.paths(params, ctx)
+        writing = tool.category == "write"
+        sensitive = [p for p in paths if is_sensitive(p, ctx.config_dir, writing=writing)]
+        outside = [p for p in paths if not is_inside(p, ctx.cwd)]
+        exposed = bool(sensitive or outside)
+        if tool.category == "read":
+            dirs = sorted({str(p if p.is_dir() else p.parent) for p in outside if p not in sensitive})
+            rules: list[str | None] = [None] * len(sensitive) + [f"read {d}" for d in dirs]
+            subject = "reads in " + ", ".join(f"`{d}`" for d in dirs)
+        elif writing:
+            rules, subject = [None if exposed else "edit"], "edits in this project"
+        elif tool.name == "bash":
+            found = shell_parts(str(getattr(params, "command", "")))
+            rules = [p.rule for p in found]
+            names = list(dict.fromkeys(r for r in rules if r))
+            subject = " and ".join(f"`{r}`" for r in names) + " commands"
+        elif tool.name == "agent":
+            rules, subject = ["agent"], "sub-agent runs in this session"
+        else:
+            rules, subject = [f"tool {tool.name}"], f"`{tool.name}` calls"
+        return Classified(tool.name, tool.category, paths, bool(outside), exposed, rules, subject)
+
+    def decide(self, call: Classified) -> Verdict:
+        """Decide for `call` once: `allow`, `ask` or `deny` (see the module docstring)."""
+        if any(r in self.rejected for r in call.rules if r):
+            return Verdict("deny", PERMISSION_DENIED)
+        covered = all(r is not None and r in self.allowed for r in call.rules)
+        if call.category == "read":
+            return Verdict("allow" if covered or self.mode == "bypass_permissions" else "ask")
         if self.mode == "plan":
-            return Verdict("deny", PLAN_MODE_REFUSAL.format(tool=tool_name))
-        if category == "write":
-            if exposed:
-                return Verdict("ask")
-            if remembered or self.mode in ("accept_edits", "bypass_permissions"):
-                return Verdict("allow")
-            return Verdict("ask")
-        if remembered or self.mode == "bypass_permissions":
+            return Verdict("deny", PLAN_MODE_REFUSAL.format(tool=call.tool_name))
+        if call.category == "write" and call.outside:
+            return Verdict("ask")  # outside the project: asks even in bypass_permissions
+        if self.mode == "bypass_permissions":
             return Verdict("allow")
-        return Verdict("ask")
+        if call.category == "write" and not call.exposed and self.mode == "accept_edits":
+            return Verdict("allow")
+        return Verdict("allow" if call.rules and covered else "ask")
 
-    def remember(self, tool_name: str, answer: Answer) -> None:
-        """Record an `allow_always`/`reject_always` answer for the rest of the session."""
+    def options(self, call: Classified) -> list[PermissionOption]:
+        """The options offered for `call`: `always` ones only when their rule would cover it."""
+        if not call.savable:
+            return [PermissionOption("allow_once", "Allow once"), PermissionOption("reject_once", "Reject once")]
+        return every_option(call.subject)
+
+    def remember(self, call: Classified, answer: Answer) -> None:
+        """Save the rules of `call` for an `always` answer (an `always` answer for a call that
+        has no savable rule counts as its `once` form)."""
+        if not call.savable:
+            return
         if answer == "allow_always":
-            self._always[tool_name] = True
+            self.allowed.update(r for r in call.rules if r)
         elif answer == "reject_always":
-            self._always[tool_name] = False
+            self.rejected.update(r for r in call.rules if r)
+
+
+class PermissionGate:
+    """Admits or refuses one tool call at a time for a turn: classify, decide, ask, remember.
+
+    `prompter` asks the client (None: every call that would ask is refused).
+    """
+
+    def __init__(self, policy: PermissionPolicy, prompter: PermissionPrompter | None) -> None:
+        self.policy = policy
+        self.prompter = prompter
+
+    async def admit(
+        self,
+        tool: Tool,
+        params: ToolInput,
+        ctx: ToolContext,
+        *,
+        tool_call_id: str,
+        raw_input: dict[str, Any],
+        title: str,
+        locations: list[Location],
+    ) -> str | None:
+        """Decide whether the call may run, asking the client if the policy says so.
+
+        Returns None when it may run (with `ctx` holding the paths it checked, resolved once: the
+        tool must run with this `ctx`), else the error message the model receives.
+        Raises `PermissionCancelled` when the client answers `cancelled`.
+        """
+        try:
+            call = self.policy.classify(tool, params, ctx)
+        except Exception as exc:  # a tool bug fails its call, not the turn
+            log.exception("tool %s failed computing its paths", tool.name)
+            return f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+        verdict = self.policy.decide(call)
+        if verdict.action == "deny":
+            return verdict.reason
+        if verdict.action == "allow":
+            return None
+        preview = await _preview(tool, params, ctx)
+        if preview is not None and preview.error:
+            return preview.error
+        if self.prompter is None:
+            return PERMISSION_DENIED
+        answer = await self.prompter.ask(
+            PermissionRequest(
+                tool_call_id=tool_call_id,
+                tool_name=tool.name,
+                title=title,
+                kind=tool.kind,
+                raw_input=raw_input,
+                content=preview.content if preview else [],
+                locations=(preview.locations if preview and preview.locations else locations),
+                options=self.policy.options(call),
+            )
+        )
+        if answer == "cancelled":
+            raise PermissionCancelled
+        self.policy.remember(call, answer)
+        return PERMISSION_DENIED if answer.startswith("reject") else None
+
+
+async def _preview(tool: Tool, params: ToolInput, ctx: ToolContext) -> ToolPreview | None:
+    try:
+        return await tool.preview(params, ctx)
+    except (asyncio.CancelledError, PermissionCancelled):
+        raise
+    except Exception as exc:
+        log.exception("tool %s failed computing its preview", tool.name)
+        return ToolPreview(error=f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")

@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Literal
 
-from iac_code.agent.permissions import PermissionPrompter, PermissionRequest
+from iac_code.agent.permissions import PermissionPrompter, PermissionRequest, every_option
 from iac_code.core.events import EventSink, Location, Notice, TextContent, ToolCallStarted, ToolCallUpdated
 from iac_code.mcp import project
 from iac_code.mcp.project import ProjectServers
@@ -65,6 +65,7 @@ async def approved_servers(
                 raw_input=raw_input,
                 content=[TextContent(f"{found.path} starts these MCP servers:\n{listing}")],
                 locations=where,
+                options=every_option("this .mcp.json (as it is now)"),
             )
         )
     except asyncio.CancelledError:  # the prompt was cancelled while asking: end the call, then stop

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from iac_code.agent import attachments
+from iac_code.agent.loop import INTERRUPTED
 from iac_code.core.conversation import (
     Message,
     TextBlock,
@@ -38,6 +39,8 @@ def replay_events(messages: list[Message], tools: ToolRegistry, ctx: ToolContext
             if isinstance(block, TextBlock):
                 if message.role == "assistant":
                     yield TextDelta(block.text)
+                elif block.text == INTERRUPTED:  # the note is for the model; the client never sent it
+                    continue
                 elif (attached := attachments.parse(block.text)) is not None:
                     yield UserAttachment(attached.uri, attached.name, attached.text)
                 else:

@@ -2,7 +2,7 @@
 
 The session owns its provider (its own model connection), its tool registry and its
 conversation (persisted through the session store). `prompt` runs one prompt turn or a slash
-command; only one may run at a time.
+command; the session's turn lock is the one owner of "a turn is running".
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from iac_code.agent import attachments
 from iac_code.agent.commands import COMMANDS, run_command
-from iac_code.agent.loop import AgentLoop, LoopConfig, TurnResult
-from iac_code.agent.permissions import PermissionPolicy, PermissionPrompter
+from iac_code.agent.loop import INTERRUPTED, AgentLoop, LoopConfig, TurnResult
+from iac_code.agent.permissions import PermissionGate, PermissionPolicy, PermissionPrompter
 from iac_code.agent.project_mcp import approved_servers
 from iac_code.agent.system_prompt import build_system_prompt
 from iac_code.config import ModeId, Settings, ThoughtLevel
@@ -53,7 +53,7 @@ def default_model(settings: Settings) -> str:
 
 
 class SessionBusy(RuntimeError):
-    """A prompt is already running in this session."""
+    """A prompt is already running in this session (and was not cancelled)."""
 
 
 class Session:
@@ -82,7 +82,11 @@ class Session:
         self._provider_factory = provider_factory
         self._provider: Provider | None = None
         self._provider_model: str | None = None
-        self.busy = False
+        self._lock = asyncio.Lock()  # held for the whole of a turn
+        self._turn: asyncio.Task[TurnResult] | None = None
+        self._cancels = 0  # `cancel` calls so far
+        self._handover = False  # the running turn was cancelled and no prompt waits for it yet
+        self._interrupted = False  # the last turn was cancelled mid-response (its text kept)
         self.secrets = Redactor(settings.secrets())
         self.files: ClientFiles | None = None
         """The client's text files, when it offers them (set by the ACP adapter)."""
@@ -243,16 +247,50 @@ class Session:
 
     # ----- prompt turns -----
 
+    @property
+    def running(self) -> bool:
+        """Whether a turn (or slash command) is running."""
+        return self._lock.locked()
+
+    def cancel(self) -> None:
+        """Cancel the running turn (PROTOCOL.md, Cancel) and any prompt waiting to run after it."""
+        self._cancels += 1
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+            self._handover = True
+
     async def prompt(
         self, content: list[TextBlock], emit: EventSink, prompter: PermissionPrompter | None
     ) -> TurnResult:
         """Run one prompt turn (or a slash command) for the user's `content`.
 
-        Raises `SessionBusy` if a turn is already running.
+        The turn lock is claimed before the first await. While a turn runs, another prompt raises
+        `SessionBusy`, except one prompt sent after `cancel`: it waits for the cancelled turn to
+        answer, then runs (PROTOCOL.md, Cancel: "the next prompt works"). A turn cancelled before
+        it started answers `cancelled` with no usage.
         """
-        if self.busy:
-            raise SessionBusy(self.id)
-        self.busy = True
+        if self._lock.locked():
+            if not self._handover:
+                raise SessionBusy(self.id)
+            self._handover = False
+        cancels = self._cancels
+        async with self._lock:
+            if self._cancels != cancels:  # cancelled while it waited for the previous turn
+                return TurnResult("cancelled", Usage())
+            turn = self._turn = asyncio.create_task(self._run(content, emit, prompter))
+            try:
+                return await asyncio.shield(turn)
+            except asyncio.CancelledError:
+                me = asyncio.current_task()
+                if turn.cancelled() and not (me is not None and me.cancelling()):
+                    return TurnResult("cancelled", Usage())  # cancelled before the loop ran
+                turn.cancel()  # our caller is going away: stop the turn before releasing the lock
+                await asyncio.wait([turn], timeout=5)
+                raise
+            finally:
+                self._turn, self._handover = None, False
+
+    async def _run(self, content: list[TextBlock], emit: EventSink, prompter: PermissionPrompter | None) -> TurnResult:
         try:
             text = "".join(b.text for b in content).strip()
             if text.startswith("/"):
@@ -272,9 +310,11 @@ class Session:
                 if found is not None:
                     self.start_mcp(found.specs, found.problems)
             loop = await self._loop(emit, prompter)
-            return await loop.run(Message(role="user", content=list(content)))
+            note = [TextBlock(text=INTERRUPTED)] if self._interrupted else []
+            result = await loop.run(Message(role="user", content=[*content, *note]))
+            self._interrupted = result.interrupted
+            return result
         finally:
-            self.busy = False
             self._save_meta(touch=True)
 
     async def _loop(self, emit: EventSink, prompter: PermissionPrompter | None) -> AgentLoop:
@@ -286,8 +326,7 @@ class Session:
             provider=provider,
             tools=self.turn_tools(),
             conversation=self.conversation,
-            policy=self.policy,
-            prompter=prompter,
+            gate=PermissionGate(self.policy, prompter),
             emit=emit,
             context=self.tool_context,
             config=LoopConfig(
@@ -299,14 +338,18 @@ class Session:
             ),
         )
 
-    async def close(self) -> None:
-        """End the session's life in this process: stop its MCP servers, release the provider
-        connection, then the claim.
+    async def close(self, timeout: float = 5.0) -> None:
+        """End the session's life in this process: cancel the running turn and wait (up to `timeout`
+        seconds) for it to answer, stop its MCP servers, release the provider connection, then the claim.
 
         Awaited on every exit path (`IacAgent.shutdown`, `session/close`, a reload); what a session
         must stop or flush when it ends belongs here.
         """
         try:
+            turn = self._turn
+            if turn is not None:
+                self.cancel()
+                await asyncio.wait([turn], timeout=timeout)
             start, self._mcp_start = self._mcp_start, None
             if start is not None and not start.done():
                 start.cancel()

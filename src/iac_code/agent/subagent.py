@@ -1,9 +1,22 @@
-"""Turns a sub-agent's events into progress lines shown in the parent's `agent` tool call."""
+"""Sub-agents: the `agent` tool's runner, its progress lines, and its permission requests.
+
+A sub-agent is a fresh `AgentLoop` over the parent's provider, with its own conversation and only
+the read-only tools, for at most `MAX_REQUESTS` model requests. What it does is reported as progress
+lines in the parent's `agent` tool call. Its permission requests go through the session's policy
+(its rules and mode) and reach the client like the parent's, on the parent's `agent` tool call and
+titled with the sub-agent (PROTOCOL.md, Permissions); they are never silently denied.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from iac_code.agent.permissions import Answer, PermissionCancelled, PermissionGate, PermissionPrompter, PermissionRequest
+from iac_code.core.conversation import Conversation, user_text
 from iac_code.core.events import (
     Event,
+    EventSink,
     TextContent,
     TextDelta,
     ToolCallStarted,
@@ -11,7 +24,72 @@ from iac_code.core.events import (
 )
 from iac_code.tools.base import ProgressSink
 
+if TYPE_CHECKING:
+    from iac_code.agent.loop import AgentLoop
+
 MAX_LINES = 30
+MAX_REQUESTS = 20
+NOTE = (
+    "You are a sub-agent working for another agent. You can only read and search files. Do the "
+    "task you are given and reply with a complete, self-contained answer: it is all the other "
+    "agent will see."
+)
+
+
+async def run(parent: AgentLoop, call_id: str, label: str, raw_input: dict[str, Any], prompt: str, progress: ProgressSink) -> str:
+    """Run a sub-agent for the parent's `agent` call `call_id` (titled `label`, input `raw_input`)
+    on `prompt`; return its final text. Its usage is added to the parent's turn.
+
+    Raises the `ProviderError` that ended the sub-agent's turn, if one did, and
+    `PermissionCancelled` when its turn was cancelled.
+    """
+    reporter = SubagentReporter(progress)
+    prompter = SubagentPrompter(parent.gate.prompter, call_id, label, raw_input, parent.emit) if parent.gate.prompter else None
+    child = type(parent)(
+        provider=parent.provider,
+        tools=parent.tools.read_only(),
+        conversation=Conversation(),
+        gate=PermissionGate(parent.gate.policy, prompter),
+        emit=reporter.emit,
+        context=parent.context,
+        config=dataclasses.replace(
+            parent.config,
+            system_prompt=parent.config.system_prompt + "\n\n" + NOTE,
+            max_requests=min(MAX_REQUESTS, parent.config.max_requests),
+            thinking_budget=None,
+            purpose="subagent",
+        ),
+    )
+    result = await child.run(user_text(prompt))
+    parent.usage.add(result.usage)
+    if result.stop_reason == "cancelled":  # the child's turn absorbed the cancel; the parent's turn ends too
+        raise PermissionCancelled
+    if result.failure is not None:  # the child's turn reported it; the `agent` tool fails with it
+        raise result.failure
+    answer = next((m.text() for m in reversed(child.conversation.messages) if m.role == "assistant" and m.text()), "")
+    if result.stop_reason == "max_turn_requests":
+        answer += f"\n\n(The sub-agent stopped after {child.config.max_requests} model requests.)"
+    return answer or "(The sub-agent gave no answer.)"
+
+
+class SubagentPrompter:
+    """Asks the parent's client on behalf of a sub-agent: the request is made on the parent's
+    `agent` tool call, titled "<sub-agent>: <call>", and that call's title, kind and input are
+    restored once answered."""
+
+    def __init__(self, prompter: PermissionPrompter, call_id: str, label: str, raw_input: dict[str, Any], emit: EventSink) -> None:
+        self._prompter = prompter
+        self._call_id = call_id
+        self._label = label
+        self._raw_input = raw_input
+        self._emit = emit
+
+    async def ask(self, request: PermissionRequest) -> Answer:
+        """Ask the client about the sub-agent's `request`."""
+        asked = dataclasses.replace(request, tool_call_id=self._call_id, title=f"{self._label}: {request.title}")
+        answer = await self._prompter.ask(asked)
+        await self._emit(ToolCallUpdated(self._call_id, title=self._label, kind="execute", raw_input=self._raw_input))
+        return answer
 
 
 class SubagentReporter:

@@ -27,6 +27,18 @@ SENSITIVE_FILE_NAMES = frozenset(
 PLAIN_CONFIG_DIRS = frozenset({".ssh", ".aws", ".azure"})
 """Sensitive directories whose `config` file holds settings, not secrets (unlike `.kube/config`)."""
 
+CONTROL_DIR_NAMES = frozenset({".git", ".iac-code", ".aliyun"}) | SENSITIVE_DIR_NAMES
+"""Directories whose files, once written, run code or redirect credentials (git hooks and config,
+ssh and cloud CLI config, the agent's own settings): writes anywhere in them are sensitive."""
+CONTROL_FILE_NAMES = frozenset(
+    {
+        ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+        ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".gitconfig",
+        ".terraformrc", ".npmrc", ".pypirc",
+    }
+)
+"""Shell start-up files and tool settings that run code or hold tokens: writing them is sensitive."""
+
 
 MAX_SCANNED_ENTRIES = 10_000
 """A directory is searched for a name in another normal form only up to this many entries."""
@@ -93,10 +105,17 @@ def is_inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def is_sensitive(path: Path, config_dir: Path) -> bool:
-    """Whether reading `path` could expose secrets: `.ssh`, cloud credentials, `.env` files, the config dir."""
+def is_sensitive(path: Path, config_dir: Path, *, writing: bool = False) -> bool:
+    """Whether reading `path` could expose secrets (`.ssh` keys, cloud credentials, `.env` files, the
+    config dir), or, with `writing`, whether writing it could also run code or redirect credentials
+    (anything under `.git/`, `.iac-code/`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up
+    files; PROTOCOL.md, Permissions: "Sensitive paths"). `path` must be real (symlinks resolved)."""
     real_config = Path(os.path.realpath(config_dir))
     if is_inside(path, real_config):
+        return True
+    if writing and (path.name in CONTROL_FILE_NAMES or any(part in CONTROL_DIR_NAMES for part in path.parts)):
+        return True
+    if writing and path.parent.name == "fish" and path.parent.parent.name == ".config":
         return True
     plain_config = path.name == "config" and path.parent.name in PLAIN_CONFIG_DIRS
     if any(part in SENSITIVE_DIR_NAMES for part in path.parts[:-1]) and not plain_config:
@@ -104,7 +123,7 @@ def is_sensitive(path: Path, config_dir: Path) -> bool:
     if path.parts and path.name in SENSITIVE_DIR_NAMES:
         return True
     name = path.name
-    return name in SENSITIVE_FILE_NAMES or name == ".env" or name.startswith(".env.") or name.endswith(".pem")
+    return name in SENSITIVE_FILE_NAMES or name.startswith(".env") or name.endswith(".pem")  # .env, .env.prod, .envrc
 
 
 def display(path: Path, cwd: Path) -> str:

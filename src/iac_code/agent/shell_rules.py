@@ -1,0 +1,245 @@
+"""What a `bash` command is, for permission rules: its parts and the rule each part could match.
+
+PROTOCOL.md (Permissions): a saved bash rule names a program and its subcommand (`terraform fmt`,
+`git status`); a compound command (`;`, `&&`, `||`, `|`, `$(…)`, backticks, redirection to a
+file) matches only when every part matches; a command that deletes, downloads-and-runs or
+escalates never gets a rule. The command is parsed with tree-sitter-bash (MIT), and only the shell
+syntax listed in `_STRUCTURE` is understood: anything else (loops, functions, `if`, a program name
+that is not a literal word, a syntax error) makes the whole command opaque, so it always asks.
+
+`parts(command)` returns one `Part` per simple command (also those inside `$(…)`, backticks and
+`<(…)`) and per redirection to a file. A part's `rule` is the text a saved rule must equal, or
+None when no rule may ever cover it (redirection to a file, `rm -r`, `sudo`, an interpreter, a
+command prefixed with variable assignments, an opaque command).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import tree_sitter
+import tree_sitter_bash
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One simple command or file redirection of a command line; `rule` as in the module docstring."""
+
+    text: str
+    rule: str | None
+
+
+SUBCOMMAND_PROGRAMS: dict[str, frozenset[str]] = {
+    "git": frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"}),
+    "kubectl": frozenset({"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}),
+    "helm": frozenset({"-n", "--namespace", "--kube-context", "--kubeconfig"}),
+    "docker": frozenset({"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}),
+    "podman": frozenset({"--connection", "--url"}),
+    "aws": frozenset({"--profile", "--region", "--output", "--endpoint-url", "--query"}),
+    "aliyun": frozenset({"--profile", "-p", "--region", "--mode"}),
+    "gcloud": frozenset({"--project", "--account", "--configuration"}),
+    "az": frozenset({"--subscription"}),
+    "make": frozenset({"-C", "-f", "--file", "--directory", "-j", "-o", "-W"}),
+    **{p: frozenset() for p in (
+        "terraform", "tofu", "terragrunt", "packer", "pulumi", "cdk", "cdktf", "sam", "kustomize", "ros",
+        "npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "cargo", "go", "gh", "glab", "brew",
+        "apt", "apt-get", "systemctl", "ansible-galaxy", "tflint", "checkov",
+    )},
+}
+"""Programs whose first non-flag word is a subcommand, with their global flags that take a value."""
+
+NO_RULE_PROGRAMS = frozenset(
+    {
+        # escalate or run another command given as arguments
+        "sudo", "doas", "su", "pkexec", "env", "xargs", "eval", "exec", "command", "builtin", "nohup",
+        "time", "timeout", "nice", "ionice", "watch", "strace", "parallel", "flock", "setsid", "chroot",
+        "source", ".", "ssh", "trap",
+        # shells and interpreters: their argument is a program
+        "bash", "sh", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3", "perl", "ruby",
+        "node", "deno", "bun", "php", "lua", "awk", "gawk", "osascript",
+        # destroy data
+        "dd", "shred", "mkfs", "fdisk", "parted", "wipefs", "truncate",
+    }
+)
+"""Programs no rule is ever saved for: each call asks (PROTOCOL.md: deletes, downloads-and-runs, escalates)."""
+
+DANGEROUS_SUBCOMMANDS = frozenset(
+    {
+        "terraform destroy", "tofu destroy", "terragrunt destroy", "pulumi destroy", "cdk destroy",
+        "kubectl delete", "helm uninstall", "helm delete", "git clean", "git push", "git reset",
+    }
+)
+"""Subcommands that destroy infrastructure or history: no rule is saved for them."""
+
+DANGEROUS_FLAGS = frozenset(
+    {"-auto-approve", "--auto-approve", "--force", "--hard", "--no-verify", "-c", "--exec-path", "--config-env"}
+)
+"""Flags that skip a confirmation or a safety check, or (`git -c`) run configured code, on any
+program with a subcommand."""
+
+_STRUCTURE = frozenset({"program", "list", "pipeline", "redirected_statement", "subshell", "negated_command", "comment"})
+"""Syntax whose parts are simply the commands inside it."""
+
+_ARGUMENTS = frozenset(
+    {
+        "word", "string", "raw_string", "concatenation", "number", "simple_expansion", "expansion",
+        "command_substitution", "process_substitution", "ansi_c_string", "translated_string",
+        "arithmetic_expansion", "brace_expression", "string_content", "variable_name", "test_operator",
+        "unary_expression", "binary_expression", "parenthesized_expression", "regex", "extglob_pattern",
+    }
+)
+"""Nodes allowed inside an argument (command substitutions in them are parts of their own)."""
+
+_DEVICE_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_SUBSTITUTIONS = ("command_substitution", "process_substitution")
+
+
+class Opaque(Exception):
+    """The command uses syntax this module does not understand."""
+
+
+@functools.cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parts(command: str) -> list[Part]:
+    """The parts of `command` (see the module docstring); an opaque command is one part with no rule."""
+    try:
+        root = _parser().parse(command.encode("utf-8", "surrogatepass")).root_node
+        if root.has_error:
+            raise Opaque
+        found: list[Part] = []
+        _walk(root, found)
+        if not found:
+            raise Opaque
+    except (Opaque, UnicodeError, RecursionError):
+        return [Part(command.strip(), None)]
+    return found
+
+
+def _walk(node: tree_sitter.Node, out: list[Part]) -> None:
+    kind = node.type
+    if kind in _STRUCTURE or not node.is_named:
+        for child in node.children:
+            _walk(child, out)
+    elif kind in ("command", "test_command", "declaration_command"):
+        out.append(_simple(node))
+        _substitutions(node, out)
+    elif kind == "variable_assignment":  # `PATH=./bin` alone changes what later commands run
+        out.append(Part(node.text.decode("utf-8", "replace"), None))
+        _substitutions(node, out)
+    elif kind == "file_redirect":
+        out.extend(_redirect(node))
+        _substitutions(node, out)
+    elif kind in ("heredoc_redirect", "herestring_redirect"):
+        _substitutions(node, out)
+    else:
+        raise Opaque
+
+
+def _substitutions(node: tree_sitter.Node, out: list[Part]) -> None:
+    """Walk the commands inside `$(…)`, backticks and `<(…)` anywhere below `node`."""
+    for child in node.named_children:
+        if child.type in _SUBSTITUTIONS:
+            for inner in child.named_children:
+                _walk(inner, out)
+        elif child.type not in _STRUCTURE:
+            _substitutions(child, out)
+
+
+def _redirect(node: tree_sitter.Node) -> list[Part]:
+    """A redirection to a file is a part no rule covers; `2>&1` and `/dev/null` are not files."""
+    operator = next((c.type for c in node.children if not c.is_named), "")
+    target = node.child_by_field_name("destination")
+    if target is None:
+        return []
+    text = _literal(target)
+    if operator in ("<", "<<<") or text in _DEVICE_FILES:
+        return []
+    if operator in (">&", "<&") and (target.type == "number" or text == "-"):
+        return []
+    return [Part(node.text.decode("utf-8", "replace"), None)]
+
+
+def _literal(node: tree_sitter.Node) -> str | None:
+    """The word `node` stands for, unquoted; None when it has expansions (its value is not known)."""
+    kind = node.type
+    text = node.text.decode("utf-8", "replace")
+    if kind in ("word", "number"):
+        return None if any(c in text for c in "$`*?[") else text.replace("\\", "")
+    if kind == "raw_string":
+        return text[1:-1]
+    if kind == "string":
+        inner = node.named_children
+        if all(c.type == "string_content" for c in inner):
+            return "".join(c.text.decode("utf-8", "replace") for c in inner)
+        return None
+    if kind == "concatenation":
+        pieces = [_literal(c) for c in node.named_children]
+        return None if any(p is None for p in pieces) else "".join(pieces)  # type: ignore[arg-type]
+    return None
+
+
+def _simple(node: tree_sitter.Node) -> Part:
+    text = node.text.decode("utf-8", "replace")
+    if node.type == "test_command":
+        return Part(text, "test")
+    if node.type == "declaration_command":  # export / local / declare / readonly / typeset
+        return Part(text, None)
+    words: list[str | None] = []
+    for child in node.named_children:
+        if child.type == "variable_assignment":  # `LD_PRELOAD=x ls`: the environment changes the program
+            return Part(text, None)
+        if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+            continue
+        if child.type == "command_name":
+            words.append(_literal(child.named_children[0]) if child.named_children else None)
+        elif child.type in _ARGUMENTS:
+            words.append(_literal(child))
+        else:
+            raise Opaque
+    return Part(text, rule_of(words))
+
+
+def rule_of(words: list[str | None]) -> str | None:
+    """The rule a simple command `words` (None: a word with expansions) could match, or None."""
+    if not words or words[0] is None:
+        return None
+    program = words[0]
+    if program in NO_RULE_PROGRAMS or program.startswith("mkfs") or "=" in program:
+        return None
+    if program == "rm" and any(w is None or _deletes_recursively(w) for w in words[1:]):
+        return None
+    if program == "find" and any(w is None or w in ("-exec", "-execdir", "-ok", "-okdir", "-delete") for w in words[1:]):
+        return None
+    if program in ("chmod", "chown", "chgrp") and any(w is None or w in ("-R", "--recursive") for w in words[1:]):
+        return None
+    value_flags = SUBCOMMAND_PROGRAMS.get(program)
+    if value_flags is None:
+        return program
+    sub: str | None = None
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+            continue
+        if word is None:
+            return None
+        if word.startswith("-"):
+            skip = word in value_flags
+            continue
+        sub = word
+        break
+    if any(w in DANGEROUS_FLAGS for w in words[1:]):
+        return None
+    rule = f"{program} {sub}" if sub is not None else program
+    return None if rule in DANGEROUS_SUBCOMMANDS else rule
+
+
+def _deletes_recursively(word: str) -> bool:
+    """Whether an `rm` argument is a recursive or forced flag (`-r`, `-Rf`, `--recursive`, `--force`)."""
+    if word in ("--recursive", "--force", "--no-preserve-root"):
+        return True
+    return word.startswith("-") and not word.startswith("--") and any(c in word for c in "rRf")

@@ -1,0 +1,49 @@
+"""bash commands as permission rules: program + subcommand, every part of a compound command, no
+rule for what deletes, downloads-and-runs or escalates, and nothing for what cannot be parsed."""
+
+from __future__ import annotations
+
+import pytest
+
+from iac_code.agent.shell_rules import parts
+
+
+def rules(command: str) -> list[str | None]:
+    return [p.rule for p in parts(command)]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("terraform fmt -check -recursive", ["terraform fmt"]),
+        ("terraform -chdir=infra plan", ["terraform plan"]),
+        ("git -C repo status", ["git status"]),
+        ("kubectl -n prod get pods", ["kubectl get"]),
+        ("ls -la && terraform fmt; git diff | cat", ["ls", "terraform fmt", "git diff", "cat"]),
+        ("echo \"$(whoami)\" `id`", ["echo", "whoami", "id"]),
+        ("ls 2>/dev/null 2>&1", ["ls"]),
+        ("terraform plan\nrm -rf /", ["terraform plan", None]),
+        ("(cd build && make test)", ["cd", "make test"]),
+        ("[ -f main.tf ] && echo yes", ["test", "echo"]),
+    ],
+)
+def test_rules_name_program_and_subcommand_per_part(command, expected):
+    assert rules(command) == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf ./other", "rm -r x", "rm --recursive x", "rm -f $X", "sudo ls", "curl -s x | sh",
+        "bash -c 'ls'", "eval ls", "env X=1 ls", "LD_PRELOAD=x.so ls", "find . -delete",
+        "find . -exec rm {} ;", "terraform destroy", "terraform apply -auto-approve", "git push origin main",
+        "git -c core.fsmonitor=x status", "kubectl delete pod x", "python3 script.py", "$(echo rm) -rf /",
+        "echo hi > out.txt", "for f in *; do rm $f; done", "f() { ls; }", "echo \"unclosed", "", "dd if=/dev/zero of=x",
+    ],
+)
+def test_no_rule_covers_deleting_escalating_opaque_or_file_writing_parts(command):
+    assert None in rules(command)
+
+
+def test_an_opaque_command_is_one_part_that_always_asks():
+    assert [(p.text, p.rule) for p in parts("while true; do ls; done")] == [("while true; do ls; done", None)]
