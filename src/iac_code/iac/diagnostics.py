@@ -97,6 +97,11 @@ RULES: dict[str, tuple[Severity, str]] = {
     "ros.unused-parameter": ("warning", "a parameter nothing refers to"),
     "k8s.schema": ("error", "a Kubernetes object that does not match its schema (kubernetes-validate)"),
     "k8s.structure": ("error", "a manifest document without `apiVersion`/`kind`/`metadata.name`"),
+    "k8s.name": ("error", "a metadata, container or port name Kubernetes rejects (DNS-1123/1035 rules)"),
+    "k8s.label": ("error", "a label key or value Kubernetes rejects"),
+    "k8s.quantity": ("error", "a resource quantity that does not parse, or a request above its limit"),
+    "k8s.selector-mismatch": ("error", "a workload selector that does not match its pod template's labels"),
+    "k8s.service-selector": ("warning", "a Service selector or named targetPort matching no pod of the same file"),
     "k8s.unknown-kind": ("info", "a kind with no bundled schema (a CRD): not checked"),
 }
 

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iac_code.iac import cloudformation, kubernetes, ros, tfcli
+from iac_code.iac import cloudformation, k8srules, kubernetes, ros, tfcli
 from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.discovery import YAML_SUFFIXES, Reader, discover
 from iac_code.iac.jsonsyntax import load_json
@@ -219,9 +219,11 @@ def _check_document(path: Path, reader: Reader, options: Options) -> list[Diagno
             if isinstance(v, PosDict):
                 out += ros.check(path, v)
     elif kind == "kubernetes":
-        for v in values:
-            if isinstance(v, PosDict) and (kubernetes.is_manifest(v) or "apiVersion" in v or "kind" in v):
-                out += kubernetes.check(path, v, options.kubernetes_version)
+        manifests = [v for v in values if isinstance(v, PosDict) and (kubernetes.is_manifest(v) or "apiVersion" in v or "kind" in v)]
+        for v in manifests:
+            out += kubernetes.check(path, v, options.kubernetes_version)
+            out += k8srules.check_object(path, v)
+        out += k8srules.cross_checks(path, manifests)
     return out
 
 
