@@ -32,6 +32,7 @@ from acp.schema import (
 
 from iac_code.acp import mcp
 from iac_code.acp.capabilities import AUTH_METHOD_ID, initialize_response
+from iac_code.acp.client import client_tools
 from iac_code.acp.errors import check_cwd, guarded, invalid
 from iac_code.acp.options import (
     MODE_IDS,
@@ -83,6 +84,7 @@ class IacAgent:
         """Whether `initialize` was answered (checked by `acp.errors.guarded`)."""
         self._background: set[asyncio.Task[Any]] = set()
         self._loading: set[str] = set()  # ids of sessions whose session/load is under way
+        self._client_capabilities: Any = None
 
     def on_connect(self, conn: Any) -> None:
         """Keep the connection used to send updates and permission requests."""
@@ -139,7 +141,9 @@ class IacAgent:
             raise RequestError.auth_required({"message": CREDENTIALS_HELP})
 
     def _register(self, session: Session) -> Session:
-        """Make `session` the live session of its id (requests reach it from now on)."""
+        """Make `session` the live session of its id (requests reach it from now on), its tools
+        using the files and terminals the client offered in `initialize`."""
+        session.files, session.terminals = client_tools(self._conn, session.id, self._client_capabilities)
         self.sessions[session.id] = session
         return session
 
@@ -147,8 +151,10 @@ class IacAgent:
 
     @guarded
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any) -> InitializeResponse:
-        """Negotiate protocol version 1 and announce the capabilities of PROTOCOL.md."""
+        """Negotiate protocol version 1 and announce the capabilities of PROTOCOL.md; remember the
+        client's, which decide whether tools use its files and terminals."""
         self.initialized = True
+        self._client_capabilities = client_capabilities
         return initialize_response(self.settings)
 
     @guarded

@@ -24,6 +24,8 @@ def content_items(items: list[events.ToolContent] | None):  # noqa: ANN202 - a l
     for item in items:
         if isinstance(item, events.DiffContent):
             out.append(helpers.tool_diff_content(item.path, item.new_text, item.old_text))
+        elif isinstance(item, events.TerminalContent):
+            out.append(helpers.tool_terminal_ref(item.terminal_id))
         else:
             out.append(helpers.tool_content(helpers.text_block(item.text)))
     return out

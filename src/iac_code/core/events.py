@@ -71,7 +71,15 @@ class DiffContent:
     old_text: str | None = None
 
 
-ToolContent = TextContent | DiffContent
+@dataclass(slots=True)
+class TerminalContent:
+    """A client terminal embedded in a tool call's panel, shown live by the client (ACP
+    `{"type": "terminal", "terminalId"}`); the client keeps showing it after it is released."""
+
+    terminal_id: str
+
+
+ToolContent = TextContent | DiffContent | TerminalContent
 
 
 @dataclass(slots=True)

@@ -20,57 +20,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 
 from pydantic import Field
 
 from iac_code.core.events import TextContent
-from iac_code.redact import Redactor
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.tools.bash_terminal import run_in_terminal
 from iac_code.tools.files import ArgvStr
+from iac_code.tools.shell import (
+    HEAD_BYTES,
+    TAIL_BYTES,
+    cancelled_result,
+    clean_terminal_output,
+    command_environment,
+    command_result,
+)
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
-HEAD_BYTES = 10_000
-TAIL_BYTES = 20_000
 EXIT_GRACE = 0.5  # seconds to keep reading after the shell exited
 KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
 PROGRESS_INTERVAL = 0.5
 PROGRESS_LINES = 20
 CHUNK = 1 << 16
-
-NO_EDITOR = (
-    "echo 'iac-code: there is no terminal to edit text in. Pass the text as an argument instead, "
-    "e.g. git commit -m \"message\", git merge --no-edit, git rebase --continue with GIT_EDITOR=true.' >&2; exit 1"
-)
-"""The editor commands get: fails at once, telling the model what to do instead of waiting for a person."""
-
-ENV_OVERRIDES = {
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_EDITOR": NO_EDITOR,
-    "GIT_SEQUENCE_EDITOR": NO_EDITOR,
-    "EDITOR": NO_EDITOR,
-    "VISUAL": NO_EDITOR,
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "DEBIAN_FRONTEND": "noninteractive",
-    "TF_INPUT": "0",
-}
-"""Set in every command's environment, so that nothing waits for a person (PROTOCOL.md, issue 10)."""
-
-
-def command_environment(secrets: Redactor) -> dict[str, str]:
-    """The environment of a command: the agent's without its credentials (`SECRET_ENV_NAMES` and
-    any variable holding a secret value), plus `ENV_OVERRIDES`."""
-    env = secrets.environment(os.environ)
-    env.update(ENV_OVERRIDES)
-    return env
-
-
-_ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
 
 class BashInput(ToolInput):
     command: ArgvStr = Field(min_length=1, description="The bash command to run, e.g. `terraform fmt -check -recursive`.")
@@ -123,6 +96,8 @@ class BashTool(Tool[BashInput]):
 
     async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:
         timeout = params.timeout or DEFAULT_TIMEOUT
+        if ctx.terminals is not None:
+            return await run_in_terminal(params.command, timeout, ctx)
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -168,8 +143,8 @@ class BashTool(Tool[BashInput]):
             else:
                 pipe.close()
             if not finished:  # what it printed until the kill stays in the call's final update
-                ctx.partial = _cancelled_result(output)
-        return _result(output, proc.returncode, timed_out, lingering, timeout)
+                ctx.partial = cancelled_result(output.text())
+        return command_result(output.text(), proc.returncode, timed_out, lingering, timeout)
 
 
 class Capture:
@@ -214,19 +189,6 @@ class Capture:
         return "\n".join(clean_terminal_output(recent.decode("utf-8", "replace")).splitlines()[-PROGRESS_LINES:])
 
 
-def clean_terminal_output(text: str) -> str:
-    """`text` as a terminal would leave it, roughly: escape sequences and control characters
-    removed, and of a line rewritten with carriage returns only its last version kept."""
-    text = _ESCAPES.sub("", text).replace("\r\n", "\n")
-    if "\r" in text:
-        lines = []
-        for line in text.split("\n"):
-            parts = [p for p in line.split("\r") if p]
-            lines.append(parts[-1] if parts else "")
-        text = "\n".join(lines)
-    return _CONTROLS.sub("", text)
-
-
 async def _pump(reader: asyncio.StreamReader, output: Capture, ctx: ToolContext) -> None:
     """Read the pipe until EOF into `output`, reporting a live tail at most every PROGRESS_INTERVAL."""
     loop = asyncio.get_running_loop()
@@ -248,37 +210,3 @@ async def _stop_group(proc: asyncio.subprocess.Process) -> None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(proc.wait(), KILL_GRACE)
     await proc.wait()
-
-
-def _result(output: Capture, code: int | None, timed_out: bool, lingering: bool, timeout: float) -> ToolResult:
-    text = output.text().rstrip("\n") or "(no output)"
-    if timed_out:
-        status = f"Timed out after {timeout:g} s: the command and its process group were killed."
-    elif code is not None and code < 0:
-        status = f"Killed by signal {_signal_name(-code)}."
-    else:
-        status = f"Exit code: {code}"
-    if lingering:
-        status += "\n[A background process the command started is still running; its later output is not captured.]"
-    return ToolResult(
-        output=f"{text}\n\n{status}",
-        is_error=timed_out or code != 0,
-        raw_output={"output": text, "exit_code": code, "timed_out": timed_out},
-    )
-
-
-def _cancelled_result(output: Capture) -> ToolResult:
-    """The result of a command stopped by a cancel: what it printed until then."""
-    text = output.text().rstrip("\n") or "(no output)"
-    return ToolResult(
-        output=f"{text}\n\nCancelled: the command and its process group were killed.",
-        is_error=True,
-        raw_output={"output": text, "exit_code": None, "timed_out": False, "cancelled": True},
-    )
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)

@@ -1,0 +1,107 @@
+"""What every `bash` run shares, in a local process or in the client's terminal: the
+non-interactive environment, the output caps, cleaning terminal output, and the result."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+
+from iac_code.redact import Redactor
+from iac_code.tools.base import ToolResult
+
+HEAD_BYTES = 10_000
+TAIL_BYTES = 20_000
+"""The output kept for the model: its first and last bytes (the middle is replaced by a marker)."""
+
+NO_EDITOR = (
+    "echo 'iac-code: there is no terminal to edit text in. Pass the text as an argument instead, "
+    "e.g. git commit -m \"message\", git merge --no-edit, git rebase --continue with GIT_EDITOR=true.' >&2; exit 1"
+)
+"""The editor commands get: fails at once, telling the model what to do instead of waiting for a person."""
+
+ENV_OVERRIDES = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": NO_EDITOR,
+    "GIT_SEQUENCE_EDITOR": NO_EDITOR,
+    "EDITOR": NO_EDITOR,
+    "VISUAL": NO_EDITOR,
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "TF_INPUT": "0",
+}
+"""Set in every command's environment, so that nothing waits for a person (PROTOCOL.md, issue 10)."""
+
+
+def command_environment(secrets: Redactor) -> dict[str, str]:
+    """The environment of a command: the agent's without its credentials (`SECRET_ENV_NAMES` and
+    any variable holding a secret value), plus `ENV_OVERRIDES`."""
+    env = secrets.environment(os.environ)
+    env.update(ENV_OVERRIDES)
+    return env
+
+
+_ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+_ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean_terminal_output(text: str) -> str:
+    """`text` as a terminal would leave it, roughly: escape sequences and control characters
+    removed, and of a line rewritten with carriage returns only its last version kept."""
+    text = _ESCAPES.sub("", text).replace("\r\n", "\n")
+    if "\r" in text:
+        lines = []
+        for line in text.split("\n"):
+            parts = [p for p in line.split("\r") if p]
+            lines.append(parts[-1] if parts else "")
+        text = "\n".join(lines)
+    return _CONTROLS.sub("", text)
+
+
+def command_result(
+    output: str, code: int | None, timed_out: bool, lingering: bool, timeout: float, killed_by: str | None = None
+) -> ToolResult:
+    """The result of a finished command: its kept `output`, then its exit status (`code`, a
+    negative code or `killed_by` (a signal name) meaning killed by that signal). It fails unless it exited 0.
+
+    `rawOutput` is `{"output": str, "exit_code": int | None, "timed_out": bool}`.
+    """
+    text = output.rstrip("\n") or "(no output)"
+    if timed_out:
+        status = f"Timed out after {timeout:g} s: the command and its process group were killed."
+    elif killed_by is not None:
+        status = f"Killed by signal {killed_by}."
+    elif code is not None and code < 0:
+        status = f"Killed by signal {signal_name(-code)}."
+    else:
+        status = f"Exit code: {code}"
+    if lingering:
+        status += "\n[A background process the command started is still running; its later output is not captured.]"
+    return ToolResult(
+        output=f"{text}\n\n{status}",
+        is_error=timed_out or code != 0,
+        raw_output={"output": text, "exit_code": code, "timed_out": timed_out},
+    )
+
+
+def cancelled_result(output: str) -> ToolResult:
+    """The result of a command stopped by a cancel: what it printed until then."""
+    text = output.rstrip("\n") or "(no output)"
+    return ToolResult(
+        output=f"{text}\n\nCancelled: the command and its process group were killed.",
+        is_error=True,
+        raw_output={"output": text, "exit_code": None, "timed_out": False, "cancelled": True},
+    )
+
+
+def signal_name(number: int) -> str:
+    """`SIGKILL` for 9; the number itself for an unknown signal."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
