@@ -88,8 +88,7 @@ async def run_in_terminal(command: str, timeout: float, ctx: ToolContext) -> Too
     finally:
         await _release(terminals, terminal_id)
     result = command_result(_kept(head, final), ended.exit_code, timed_out, False, timeout, ended.signal)
-    status = result.output.rsplit("\n\n", 1)[-1]
-    result.content = [*shown, TextContent(status)]
+    result.content = shown  # the client shows the terminal's output and exit status itself
     return result
 
 
