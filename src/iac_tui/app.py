@@ -350,6 +350,9 @@ class IacTui(App[None]):
             self.refresh_status()
             self.refresh_bindings()
 
+    def on_mcp_status_changed(self, message: m.McpStatusChanged) -> None:
+        self.state.mcp_servers[message.session_id] = message.servers
+
     def on_session_info_changed(self, message: m.SessionInfoChanged) -> None:
         if self._current(message) and message.title:
             self.state.title = message.title
@@ -490,7 +493,7 @@ class IacTui(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.state.mcp_servers.get(self.state.session_id or "")))
 
     def action_toggle_thoughts(self) -> None:
         thoughts = self.conversation.thoughts()

@@ -100,6 +100,14 @@ class TuiClient:
         if message is not None:
             self._post(message)
 
+    async def ext_notification(self, method: str, params: dict[str, Any], **_: Any) -> None:
+        """Extension notifications: iac-code's `_iac-code/mcp_status` (MCP server states); others are ignored."""
+        if method != "iac-code/mcp_status" or not isinstance(params, dict):
+            return
+        session_id, servers = params.get("sessionId"), params.get("servers")
+        if isinstance(session_id, str) and isinstance(servers, list) and self._wanted(session_id):
+            self._post(m.McpStatusChanged(session_id, [s for s in servers if isinstance(s, dict)]))
+
     @staticmethod
     def to_message(session_id: str, update: Any) -> Message | None:
         """The app message for one `session/update` payload (None for kinds the app ignores)."""

@@ -110,6 +110,15 @@ class SessionInfoChanged(SessionUpdate):
         self.updated_at = updated_at
 
 
+class McpStatusChanged(SessionUpdate):
+    """The session's MCP servers changed state (iac-code's `_iac-code/mcp_status` notification):
+    `servers` is a list of `{"name", "transport", "status", "reason", "tools"}`."""
+
+    def __init__(self, session_id: str, servers: list[dict[str, Any]]) -> None:
+        super().__init__(session_id)
+        self.servers = servers
+
+
 @dataclass(eq=False)
 class PermissionAnswer:
     """The pending answer to one permission request: resolve `future` with an option id, or None for cancelled."""

@@ -14,6 +14,7 @@ from typing import Any
 import acp
 
 from iac_tui import messages as m
+from iac_tui.mcp import configured_servers
 from iac_tui.state import Setting
 
 MAX_SESSION_PAGES = 20
@@ -42,6 +43,22 @@ class SessionManager:
 
     def __init__(self, app: Any) -> None:
         self.app = app
+        self._mcp_problems: list[str] = []
+        self._mcp_problems_told = False
+
+    def mcp_servers(self) -> list[Any]:
+        """The config file's MCP servers for the agent; its problems are told once, after the
+        session opens (`tell_mcp_problems`), so that entering the session does not clear them."""
+        servers, problems = configured_servers(self.app.capabilities)
+        if problems and not self._mcp_problems_told:
+            self._mcp_problems = problems
+        return servers
+
+    def tell_mcp_problems(self) -> None:
+        """Show the config file's unusable MCP entries, once per app."""
+        if self._mcp_problems and not self._mcp_problems_told:
+            self._mcp_problems_told = True
+            self.app.post_message(m.Notice("MCP servers not passed to the agent: " + "; ".join(self._mcp_problems) + ".", "warning"))
 
     async def open_first(self) -> None:
         """The first session: `--resume`, `--continue`, or a new one; then `--model`/`--mode`."""
@@ -78,10 +95,11 @@ class SessionManager:
 
     async def new(self, note: str | None = None, clear: bool = True) -> None:
         """Create a session in the project and show it (below the conversation shown, if not `clear`)."""
-        response = await self.app.conn.new_session(cwd=str(self.app.project), mcp_servers=[])
+        response = await self.app.conn.new_session(cwd=str(self.app.project), mcp_servers=self.mcp_servers())
         await self.enter(response.session_id, clear=clear)
         self.app.state.apply_session_response(response)
         self.app.post_message(m.SessionOpened(response.session_id, "new", note))
+        self.tell_mcp_problems()
 
     async def load(self, session_id: str, note: str | None = None) -> None:
         """Show a stored session: `session/load` (its replay draws the conversation), else resume."""
@@ -94,10 +112,11 @@ class SessionManager:
                 return
             raise acp.RequestError.method_not_found("session/load")
         await self.enter(session_id)
-        response = await self.app.conn.load_session(cwd=str(self.app.project), session_id=session_id, mcp_servers=[])
+        response = await self.app.conn.load_session(cwd=str(self.app.project), session_id=session_id, mcp_servers=self.mcp_servers())
         self.app.state.apply_session_response(response)
         await self.fetch_title(session_id)
         self.app.post_message(m.SessionOpened(session_id, "load", note))
+        self.tell_mcp_problems()
 
     async def fetch_title(self, session_id: str) -> None:
         """A loaded session's title comes from `session/list` (load itself does not tell it)."""
@@ -176,5 +195,5 @@ class SessionManager:
 
     async def fork(self, session_id: str) -> None:
         """Branch a session (`session/fork`) and show the branch (loaded, so its history shows)."""
-        response = await self.app.conn.fork_session(session_id=session_id, cwd=str(self.app.project), mcp_servers=[])
+        response = await self.app.conn.fork_session(session_id=session_id, cwd=str(self.app.project), mcp_servers=self.mcp_servers())
         await self.load(response.session_id, "Forked: this is a new branch of the session.")

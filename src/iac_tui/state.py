@@ -54,6 +54,9 @@ class SessionState:
     context_used: int | None = None
     context_size: int | None = None
     last_usage: Any = None
+    mcp_servers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """The MCP servers each session reported (by session id; kept across `reset`: the report may
+    arrive before the session is entered)."""
 
     def reset(self, session_id: str | None) -> None:
         """Forget everything about the previous session."""

@@ -1,12 +1,17 @@
-"""The help screen: every key binding, and how prompts, mentions and permissions work."""
+"""The help screen: every key binding, how prompts, mentions and permissions work, and the
+session's MCP servers."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
+
+from iac_tui.widgets.mcp_status import McpStatus
 
 HELP = """\
 # iac-tui
@@ -55,6 +60,11 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,f1,q", "dismiss(None)", "Close")]
 
+    def __init__(self, mcp_servers: list[dict[str, Any]] | None = None) -> None:
+        super().__init__()
+        self.mcp_servers = mcp_servers
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             yield Markdown(HELP)
+            yield McpStatus(self.mcp_servers, id="mcp-status")
