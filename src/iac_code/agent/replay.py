@@ -1,7 +1,13 @@
-"""A stored conversation as the events a client needs to redraw it (`session/load` replay)."""
+"""A stored conversation as the events a client needs to redraw it (`session/load` replay).
+
+A replayed tool call looks as it did live: a tool rebuilds from its stored input what it sent
+then (`Tool.replay`: an edit's diff, the plan `update_plan` published); a tool that cannot, or
+a call that failed, shows its result text.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 from iac_code.agent import attachments
@@ -23,14 +29,16 @@ from iac_code.core.events import (
     UserAttachment,
     UserText,
 )
-from iac_code.tools.base import ToolContext
+from iac_code.tools.base import ToolContext, ToolReplay
 from iac_code.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
 
 
 def replay_events(messages: list[Message], tools: ToolRegistry, ctx: ToolContext) -> Iterator[Event]:
     """Yield, in order: user text and attached files, agent text and thoughts, and for each tool
-    use a `tool_call` followed by its final `tool_call_update` (completed or failed, with the
-    result as output)."""
+    use a `tool_call`, the events it published (a plan), and its final `tool_call_update`
+    (completed or failed; content as live, see the module docstring)."""
     results: dict[str, ToolResultBlock] = {
         b.tool_use_id: b for m in messages if m.role == "user" for b in m.content if isinstance(b, ToolResultBlock)
     }
@@ -62,9 +70,18 @@ def _tool_call(use: ToolUseBlock, result: ToolResultBlock | None, tools: ToolReg
     yield ToolCallStarted(
         use.id, title=title, kind=tool.kind if tool else "other", status="in_progress", raw_input=use.input, locations=locations
     )
+    shown: ToolReplay | None = None
+    if tool is not None and valid is not None and not failed:
+        try:
+            shown = tool.replay(valid, ctx, output)
+        except Exception:  # a tool bug must not stop the replay: show the text
+            log.exception("tool %s failed rebuilding a replayed call", use.name)
+    if shown is not None:
+        yield from shown.events
+    content = shown.content if shown is not None and shown.content is not None else ([TextContent(output)] if output else [])
     yield ToolCallUpdated(
         use.id,
         status="failed" if failed else "completed",
         raw_output={"error": output} if failed else {"output": output},
-        content=[TextContent(output)] if output else [],
+        content=content,
     )

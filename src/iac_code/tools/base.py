@@ -101,6 +101,15 @@ def _redact_content(item: ToolContent, redact: Redactor) -> ToolContent:
 
 
 @dataclass(slots=True)
+class ToolReplay:
+    """A replayed call (`Tool.replay`): its panel `content` (None: the result text) and the
+    `events` it published while it ran (the plan), sent before its final update."""
+
+    content: list[ToolContent] | None = None
+    events: list[Any] = field(default_factory=list)
+
+
+@dataclass(slots=True)
 class ToolPreview:
     """What the client sees while a call awaits approval; `error` set means: fail without asking."""
 
@@ -202,6 +211,12 @@ class Tool(Generic[InputT]):
     async def run(self, params: InputT, ctx: ToolContext) -> ToolResult:
         """Run the call. Errors are returned as `ToolResult.error`, not raised."""
         raise NotImplementedError
+
+    def replay(self, params: InputT, ctx: ToolContext, output: str) -> ToolReplay | None:
+        """How a successful call is redrawn when its session is loaded: what it showed live,
+        rebuilt from the stored input and `output` (the result text the model got), without
+        touching files. None (the default): the result text."""
+        return None
 
     # ----- helpers shared by every tool -----
 

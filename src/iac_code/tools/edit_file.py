@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.core.events import DiffContent, Location
-from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolReplay, ToolResult
 from iac_code.tools.client import ClientError
 from iac_code.tools.feedback import with_feedback
 from iac_code.tools.files import (
@@ -90,6 +90,10 @@ class EditFileTool(Tool[EditFileInput]):
         if isinstance(edit, str):
             return ToolPreview(error=edit)
         return ToolPreview(content=[edit.diff(path)], locations=[Location(str(path), edit.first_line)])
+
+    def replay(self, params: EditFileInput, ctx: ToolContext, output: str) -> ToolReplay:
+        """The edit as a diff of the replaced text (the whole file of then is not stored)."""
+        return ToolReplay(content=[DiffContent(str(ctx.resolve(params.path)), printable(params.new_string), printable(params.old_string))])
 
     async def run(self, params: EditFileInput, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.path)

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from iac_code.core.events import PlanEntry, PlanUpdated
-from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolReplay, ToolResult
 
 
 class PlanItem(ToolInput):
@@ -39,6 +39,10 @@ class UpdatePlanTool(Tool[UpdatePlanInput]):
             return "Update plan"
         done = sum(1 for e in params.entries if e.status == "completed")
         return f"Update plan ({done}/{len(params.entries)} done)"
+
+    def replay(self, params: UpdatePlanInput, ctx: ToolContext, output: str) -> ToolReplay:
+        """The plan it published (a `plan` update), then its result text as live."""
+        return ToolReplay(events=[PlanUpdated([PlanEntry(e.content, e.status, e.priority) for e in params.entries])])
 
     async def run(self, params: UpdatePlanInput, ctx: ToolContext) -> ToolResult:
         entries = [PlanEntry(e.content, e.status, e.priority) for e in params.entries]

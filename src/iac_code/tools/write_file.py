@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.core.events import DiffContent, Location
-from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolReplay, ToolResult
 from iac_code.tools.client import ClientError
 from iac_code.tools.feedback import with_feedback
 from iac_code.tools.files import (
@@ -69,6 +69,12 @@ class WriteFileTool(Tool[WriteFileInput]):
         if isinstance(old, _Problem):
             return ToolPreview(error=old.message)
         return ToolPreview(content=[DiffContent(str(path), params.content, old)], locations=[Location(str(path))])
+
+    def replay(self, params: WriteFileInput, ctx: ToolContext, output: str) -> ToolReplay | None:
+        """A file it created as a diff from nothing; an overwrite as its result text (the old content is not stored)."""
+        if not output.startswith("Created "):
+            return None
+        return ToolReplay(content=[DiffContent(str(ctx.resolve(params.path)), params.content, None)])
 
     async def run(self, params: WriteFileInput, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.path)
