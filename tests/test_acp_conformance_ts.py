@@ -95,7 +95,7 @@ def test_the_typescript_sdk_drives_the_agent_with_zero_schema_errors(tmp_path, s
         "env": env,
         "cwd": str(workdir),
         "mcpServers": [{"name": "probe", "command": sys.executable, "args": [str(PROBE), "stdio"], "env": []}],
-        "prompts": [["stream", []], ["write", ["allow_once"]], ["reject", ["reject_once"]], ["mcp", []], ["cancel", []]],
+        "prompts": [["stream", []], ["write", ["allow_once"]], ["reject", ["reject_once"]], ["mcp", []], ["cancel", [], "message"]],
     }
     config_path = tmp_path / "conformance.json"
     config_path.write_text(json.dumps(config))
@@ -124,6 +124,61 @@ def test_the_typescript_sdk_drives_the_agent_with_zero_schema_errors(tmp_path, s
     assert report["replay"]["userText"][:2] == ["stream", "write"]
     assert report["seenMethods"]["session/request_permission"] == 2
     assert report["agentExit"] == 0
+
+
+def test_the_typescript_sdk_as_an_editor_with_files_and_terminals(tmp_path, sdk):
+    """fs/read_text_file gives the editor's unsaved text, an approved write goes through
+    fs/write_text_file (the disk is untouched), bash runs in a client terminal (its id in the tool
+    call), and a cancelled command's terminal is killed and released: zero schema errors."""
+    workdir = tmp_path / "proj"
+    workdir.mkdir()
+    (workdir / "main.tf").write_text("# on disk\n")
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            {"match": "read", "blocks": [{"type": "tool_use", "name": "read_file", "input": {"path": "main.tf"}}]},
+            {"match": "unsaved buffer", "blocks": [{"type": "text", "text": "The editor says: unsaved buffer."}]},
+            {"match": "write", "blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "new.tf", "content": "# new\n"}}]},
+            {"match": "new.tf", "blocks": [{"type": "text", "text": "Written through the editor."}]},
+            {"match": "run", "blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "echo from-terminal"}}]},
+            {"match": "from-terminal", "blocks": [{"type": "text", "text": "Ran it."}]},
+            {"match": "sleepy", "blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "sleep 30"}}]},
+        ],
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "IAC_CODE_"))}
+    env.update(agent_env(workdir, script, ANTHROPIC_API_KEY="sk-conformance-not-used"))
+    main_tf = str(workdir / "main.tf")
+    config = {
+        "sdk": str(sdk),
+        "command": [sys.executable, "-m", "iac_code", "acp"],
+        "env": env,
+        "cwd": str(workdir),
+        "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True},
+        "files": {main_tf: "# unsaved buffer\n"},
+        "prompts": [["read", []], ["write", ["allow_once"]], ["run", ["allow_once"]], ["sleepy", ["allow_once"], "terminal"]],
+        "promptsOnly": True,
+    }
+    config_path = tmp_path / "conformance.json"
+    config_path.write_text(json.dumps(config))
+    done = subprocess.run(["node", str(DRIVER), str(config_path)], capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert report["errors"] == []
+    assert {name: p["stopReason"] for name, p in report["prompts"].items()} == {
+        "read": "end_turn", "write": "end_turn", "run": "end_turn", "sleepy": "cancelled",
+    }
+    assert report["seenMethods"]["fs/read_text_file"] >= 1
+    assert "The editor says: unsaved buffer." in report["text"]
+    assert report["written"] == {str(workdir / "new.tf"): "# new\n"}
+    assert not (workdir / "new.tf").exists()
+    assert (workdir / "main.tf").read_text() == "# on disk\n"
+    assert "Written through the editor." in report["text"] and "Ran it." in report["text"]
+    bash_calls = [t for t in report["tools"] if "terminal" in t["contentTypes"]]
+    assert len(bash_calls) == 2
+    ran, slept = report["terminals"]
+    assert ran["released"] and ran["exit"] == {"exitCode": 0, "signal": None}
+    assert slept["killed"] and slept["released"]
 
 
 @pytest.mark.xfail(strict=True, reason="TypeScript SDK 2.4 knows only `terminal` and agent auth methods; "

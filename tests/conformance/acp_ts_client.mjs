@@ -246,7 +246,8 @@ const app = acp
   })
   .onRequest("terminal/create", ({ params }) => {
     const id = `term-${terminals.length + 1}`;
-    const proc = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? config.cwd, shell: false });
+    const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
+    const proc = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? config.cwd, env, shell: false });
     const t = { id, proc, output: "", exit: null, command: params.command, args: params.args, released: false, killed: false };
     proc.stdout.on("data", (d) => (t.output += d));
     proc.stderr.on("data", (d) => (t.output += d));
@@ -289,11 +290,14 @@ function texts(sessionId) {
 function toolStatuses(sessionId) {
   const out = {};
   for (const u of updates[sessionId] ?? []) {
-    if ((u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.status) {
-      const entry = (out[u.toolCallId] ??= { title: null, status: null });
-      entry.status = u.status;
+    if (u.sessionUpdate !== "tool_call" && u.sessionUpdate !== "tool_call_update") continue;
+    const entry = (out[u.toolCallId] ??= { title: null, status: null, contentTypes: [], text: "" });
+    if (u.status) entry.status = u.status;
+    if (u.title) entry.title = u.title;
+    for (const c of u.content ?? []) {
+      if (!entry.contentTypes.includes(c.type)) entry.contentTypes.push(c.type);
+      if (c.type === "content" && c.content?.type === "text") entry.text += c.content.text;
     }
-    if (u.title && u.toolCallId) (out[u.toolCallId] ??= { title: null, status: null }).title = u.title;
   }
   return Object.values(out);
 }
@@ -319,12 +323,18 @@ try {
     const sid = created.sessionId;
     report.sessionId = sid;
     report.prompts = {};
-    for (const [name, answers] of config.prompts) {
+    for (const [name, answers, cancelOn] of config.prompts) {
       permissionAnswers.push(...answers);
       const before = (updates[sid] ?? []).length;
-      if (name === "cancel") {
+      const termsBefore = terminals.length;
+      if (cancelOn) {
+        // cancel once the turn shows its first text ("message") or has started a terminal ("terminal")
         const turn = ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: name }] });
-        while (!(updates[sid] ?? []).slice(before).some((u) => u.sessionUpdate === "agent_message_chunk")) {
+        const started = () =>
+          cancelOn === "terminal"
+            ? terminals.length > termsBefore
+            : (updates[sid] ?? []).slice(before).some((u) => u.sessionUpdate === "agent_message_chunk");
+        while (!started()) {
           await new Promise((r) => setTimeout(r, 20));
         }
         await ctx.notify("session/cancel", { sessionId: sid });
@@ -339,6 +349,12 @@ try {
         chunks: fresh.filter((u) => u.sessionUpdate === "agent_message_chunk").length,
         kinds: [...new Set(fresh.map((u) => u.sessionUpdate))],
       };
+    }
+    if (config.promptsOnly) {
+      report.text = texts(sid).join("");
+      report.tools = toolStatuses(sid);
+      report.permissions = permissions;
+      return;
     }
     report.text = texts(sid).join("");
     report.tools = toolStatuses(sid);
