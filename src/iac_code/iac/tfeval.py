@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,8 @@ class Env:
     count: int | None = None
     depth: int = 0
     bound: dict[str, Any] = field(default_factory=dict)  # for-expression variables
+    resources: dict[str, dict[str, tuple[Path, Any]]] = field(default_factory=dict)  # type -> name -> (file, Block)
+    problems: list[tuple[Path | None, int, int, str]] = field(default_factory=list)  # calls Terraform would reject
 
 
 def literal(expr: Tree | None, file: Path | None = None) -> Any:
@@ -129,7 +131,7 @@ def _eval(node: Tree | Token, env: Env) -> Any:
         op = node.children[1]
         if d == "get_attr_expr_term":
             name = str(next(op.children[-1].scan_values(lambda v: isinstance(v, Token))))
-            if isinstance(base, _Namespace):
+            if isinstance(base, (_Namespace, _Resources)):
                 return base.get(name, env)
             return base.get(name, UNKNOWN) if isinstance(base, dict) else UNKNOWN
         if op.data == "short_index":
@@ -147,6 +149,8 @@ def _eval(node: Tree | Token, env: Env) -> Any:
             return env.bound[name]
         if name in ("var", "local", "each", "count"):
             return _Namespace(name)
+        if name in env.resources:
+            return _Resources(env.resources[name])
         return UNKNOWN
     if d == "function_call":
         return _call(node, env)
@@ -200,7 +204,7 @@ def _for(node: Tree, env: Env) -> Any:
     out: Any = {} if is_obj else []
     for k, v in pairs:
         bound = {**env.bound, **({names[0]: v} if len(names) == 1 else {names[0]: k, names[1]: v})}
-        inner = Env(env.file, env.vars, env.locals, env.each, env.count, env.depth + 1, bound)
+        inner = replace(env, depth=env.depth + 1, bound=bound)
         if cond is not None:
             ok = _eval([c for c in cond.children if isinstance(c, Tree)][0], inner)
             if ok is UNKNOWN or not isinstance(ok, bool):
@@ -241,13 +245,34 @@ class _Namespace:
             if attr not in env.locals:
                 return UNKNOWN
             file, expr = env.locals[attr]
-            inner = Env(file, env.vars, env.locals, env.each, env.count, env.depth + 1, env.bound)
+            inner = replace(env, file=file, depth=env.depth + 1)
             return evaluate(expr, inner)
         if self.name == "each" and env.each is not None:
             return {"key": env.each[0], "value": env.each[1]}.get(attr, UNKNOWN)
         if self.name == "count" and env.count is not None and attr == "index":
             return env.count
         return UNKNOWN
+
+
+class _Resources:
+    """`TYPE` or `TYPE.NAME` of a resource: attributes written in its configuration are known
+    (when it has neither count nor for_each); computed ones are not."""
+
+    def __init__(self, named: dict[str, tuple[Path, Any]], block: Any = None, file: Path | None = None) -> None:
+        self.named, self.block, self.file = named, block, file
+
+    def get(self, attr: str, env: Env) -> Any:
+        if self.block is None:
+            if attr not in self.named:
+                return UNKNOWN
+            file, block = self.named[attr]
+            if block.attr("count") is not None or block.attr("for_each") is not None:
+                return UNKNOWN
+            return _Resources(self.named, block, file)
+        a = self.block.attr(attr)
+        if a is None or a.expr is None:
+            return UNKNOWN
+        return evaluate(a.expr, replace(env, file=self.file, each=None, count=None, bound={}, depth=env.depth + 1))
 
 
 def _string(node: Tree, env: Env) -> Any:
@@ -288,7 +313,13 @@ def _call(node: Tree, env: Env) -> Any:
         return simple
     if name == "cidrsubnet" and len(args) == 3:
         net = ipaddress.ip_network(str(args[0]), strict=False)
-        sub = list_subnet(net, int(args[1]), int(args[2]))
+        try:
+            sub = list_subnet(net, int(args[1]), int(args[2]))
+        except ValueError:
+            env.problems.append((env.file, tok.line, tok.column,
+                                 f"cidrsubnet({net}, {args[1]}, {args[2]}): a /{net.prefixlen} extended by {args[1]} bits "
+                                 f"has subnets 0 to {2 ** int(args[1]) - 1}, so {args[2]} does not fit"))
+            raise
         return Located.at(str(sub), env.file, tok.line, tok.column)
     if name == "cidrsubnets" and len(args) >= 2:
         net = ipaddress.ip_network(str(args[0]), strict=False)

@@ -66,6 +66,13 @@ class Module:
     files: list[Path] = field(default_factory=list)
 
 
+def is_override(path: Path) -> bool:
+    """An override file (`override.tf`, `*_override.tf`, and their .tf.json), merged by Terraform
+    into the blocks it names rather than declaring new ones."""
+    stem = path.name.removesuffix(".json").removesuffix(".tf")
+    return stem == "override" or stem.endswith("_override")
+
+
 def parse_cached(text: str) -> Body | HclSyntaxError:
     """`hcl.parse` through the content-keyed cache (a syntax error is cached too)."""
 
@@ -91,6 +98,12 @@ def load_module(directory: Path, files: list[Path], read: Reader) -> tuple[Modul
             continue
         mod.files.append(path)
         if kind in ("tfjson", "tfvarsjson"):
+            if is_override(path):
+                from iac_code.iac.jsonsyntax import load_json
+
+                out += load_json(path, text)[1]
+                mod.has_json = True
+                continue
             _load_json(mod, path, text, kind, out)
             continue
         body = parse_cached(text)
@@ -101,6 +114,8 @@ def load_module(directory: Path, files: list[Path], read: Reader) -> tuple[Modul
             auto = path.name == "terraform.tfvars" or path.name.endswith(".auto.tfvars")
             (mod.tfvars if auto else mod.other_tfvars).append((path, body))
             continue
+        if is_override(path):
+            continue  # merged into the blocks it overrides: only its syntax is checked
         for a in body.attrs:
             out.append(diag(path, a.line, a.column, "error", "terraform.unknown-block",
                             f'an argument "{a.name}" is not expected at the top level of a .tf file; arguments go inside a block'))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -127,27 +128,33 @@ def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], M
 
     out: list[Diagnostic] = []
     locals_ = {name: (f, a.expr) for name, (f, a) in mod.locals.items()}
+    resources: dict[str, dict[str, tuple[Path, Block]]] = {}
+    for (rtype, rname), d in mod.resources.items():
+        resources.setdefault(rtype, {})[rname] = (d.file, d.block)
     vpcs: dict[str, list[ipaddress.IPv4Network]] = {}
     subnets: list[tuple[str, str, Located]] = []  # (vpc name, subnet address, cidr)
     unknown_secondary: set[str] = set()
+    envs: list[Env] = []
     for decl in mod.blocks:
         b = decl.block
         if b.type == "module" and depth < MAX_DEPTH and not b.attr("count") and not b.attr("for_each"):
             child_dir = local_source_dir(mod, b)
             child = load(child_dir) if child_dir is not None else None
             if child is not None:
-                env = Env(decl.file, values, locals_)
+                env = Env(decl.file, values, locals_, resources=resources)
                 passed = {a.name: (evaluate(a.expr, env), (decl.file, a.line, a.column)) for a in b.attrs
                           if a.expr is not None and a.name in child.variables}
                 child_values = _resolve(child, passed, out)
                 out += network_checks(child, child_values, load, depth + 1)
             continue
         if b.type in ("resource", "data", "module"):
-            check_for_each(decl.file, b, Env(decl.file, values, locals_), out)
+            check_for_each(decl.file, b, Env(decl.file, values, locals_, resources=resources), out)
         if b.type != "resource" or len(b.labels) != 2:
             continue
         rtype, name = b.labels
-        for env in _instances(b, Env(decl.file, values, locals_)):
+        base = Env(decl.file, values, locals_, resources=resources)
+        envs.append(base)
+        for env in _instances(b, base):
             if VPC_TYPES.get(rtype):
                 value = _attr_value(b, VPC_TYPES[rtype], env)
                 if isinstance(value, str) and _net(value):
@@ -166,6 +173,9 @@ def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], M
                 value = _attr_value(b, SUBNET_TYPES[rtype][1], env)
                 if vpc and isinstance(value, Located) and value.file is not None and _net(value):
                     subnets.append((vpc, f"{rtype}.{name}", value))
+    for file, line, col, message in dict.fromkeys(problem for e in envs for problem in e.problems):
+        if file is not None:
+            out.append(diag(file, line, col, "error", "terraform.invalid-cidr", message))
     spans = [(_span(_net(cidr)), vpc) for vpc, _, cidr in subnets]
     vpc_spans = {name: [_span(n) for n in nets] for name, nets in vpcs.items()}
     for i, (vpc, addr, cidr) in enumerate(subnets):
@@ -177,8 +187,12 @@ def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], M
             (lo2, hi2), vpc2 = spans[j]
             if vpc2 == vpc and lo <= hi2 and lo2 <= hi:
                 _, addr2, cidr2 = subnets[j]
-                out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-overlap",
-                                f'{addr} CIDR "{cidr}" overlaps "{cidr2}" ({addr2}, {cidr2.file.name}:{cidr2.line}) in VPC {vpc}'))
+                if (addr2, cidr2.file, cidr2.line, str(cidr2)) == (addr, cidr.file, cidr.line, str(cidr)):
+                    message = (f'every instance of {addr} gets the CIDR "{cidr}" (it does not depend on '
+                               f"count.index or each), so they overlap in VPC {vpc}")
+                else:
+                    message = f'{addr} CIDR "{cidr}" overlaps "{cidr2}" ({addr2}, {cidr2.file.name}:{cidr2.line}) in VPC {vpc}'
+                out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-overlap", message))
                 break
     return out
 
@@ -194,16 +208,16 @@ def _instances(b: Block, env: Env):
         coll = evaluate(fe.expr, env)
         if isinstance(coll, dict):
             for k, v in coll.items():
-                yield Env(env.file, env.vars, env.locals, (k, v))
+                yield replace(env, each=(k, v))
         elif isinstance(coll, list):
             for v in coll:
-                yield Env(env.file, env.vars, env.locals, (v, v))
+                yield replace(env, each=(v, v))
         return
     if cnt is not None:
         n = evaluate(cnt.expr, env)
         if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 256:
             for i in range(n):
-                yield Env(env.file, env.vars, env.locals, None, i)
+                yield replace(env, count=i)
         return
     yield env
 

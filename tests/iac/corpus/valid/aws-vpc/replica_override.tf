@@ -1,0 +1,3 @@
+resource "aws_s3_bucket" "replica" {
+  force_destroy = true
+}
