@@ -235,12 +235,43 @@ async def test_no_server_process_is_left_after_close_cancel_or_exit(tmp_path):
         await agent.conn.close_session(session_id=busy)
         assert not alive(second[0])
 
+        closing = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
+        calls_before = calls(workdir).count("slow")
+        turn_task = asyncio.create_task(agent.prompt(closing, "slow"))
+        await wait_for(lambda: calls(workdir).count("slow") > calls_before)
+        running = [p for p in pids(workdir) if p not in first + second]
+        await agent.conn.close_session(session_id=closing)  # cancel-and-close in one request
+        assert (await turn_task).stop_reason == "cancelled"
+        assert len(running) == 1 and not alive(running[0])
+
         await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])
-        await wait_for(lambda: len(pids(workdir)) == 3)
-        third = pids(workdir)[2]
+        await wait_for(lambda: len(pids(workdir)) == 4)
+        third = pids(workdir)[3]
         proc = agent.proc
     await wait_for(lambda: proc.returncode is not None)
     await wait_for(lambda: not alive(third), timeout=10)
+
+
+async def test_load_reconnects_the_servers_and_stops_the_replaced_ones(tmp_path):
+    workdir = tmp_path / "proj"
+    script = [
+        turn("before", call("mcp__probe__echo", text="one")),
+        done("echo: one", "First."),
+        turn("after", call("mcp__probe__echo", text="two")),
+        done("echo: two", "Second."),
+    ]
+    async with spawn_agent(workdir, script=script) as agent:
+        session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
+        await agent.prompt(session, "before")
+        [old] = pids(workdir)
+        await agent.conn.load_session(cwd=str(workdir), session_id=session, mcp_servers=[stdio()])
+        assert not alive(old)
+        result = await agent.prompt(session, "after")
+        new = [p for p in pids(workdir) if p != old]
+        said = agent.text(session)
+    assert result.stop_reason == "end_turn"
+    assert len(new) == 1
+    assert said.endswith("Second.")
 
 
 @contextlib.asynccontextmanager
