@@ -125,3 +125,17 @@ async def test_a_full_disk_mid_record_loses_nothing_once_space_returns(tmp_path)
             if n["params"]["update"]["sessionUpdate"] == "user_message_chunk"
         ]
         assert [t[:6] for t in replayed] == ["first", "second", "third"]
+
+
+def test_headless_says_why_it_cannot_save(tmp_path, unwritable):
+    import sys
+
+    project, config = tmp_path / "proj", tmp_path / "iac-config"
+    (config / "sessions").mkdir(parents=True)
+    project.mkdir()
+    unwritable(config / "sessions")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "IAC_CODE_"))}
+    env.update(IAC_CODE_MODEL="scripted", IAC_CODE_CONFIG_DIR=str(config))
+    done = subprocess.run([sys.executable, "-m", "iac_code", "-p", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "Could not create the session" in done.stderr and "Traceback" not in done.stderr

@@ -32,6 +32,7 @@ from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core import events
 from iac_code.core.conversation import TextBlock
 from iac_code.mcp.servers import specs_from_config
+from iac_code.sessions.journal import StorageError
 from iac_code.sessions.store import SessionInUse, SessionNotFound, SessionStore
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -193,6 +194,22 @@ async def run_prompt(
     except SessionInUse as exc:
         err.write(f"iac-code: session {exc} is in use by another iac-code process\n")
         return EXIT_ERROR
+    except StorageError as exc:
+        err.write(f"iac-code: {exc}\n")
+        return EXIT_ERROR
+    try:
+        return await _run_in(session, prompt, settings, output_format, allow, out, err)
+    except StorageError as exc:  # the history could not be written: say why (PROTOCOL.md, Storage)
+        err.write(f"iac-code: {exc}\n")
+        return EXIT_ERROR
+    finally:
+        await session.close()
+
+
+async def _run_in(
+    session: Session, prompt: str, settings: Settings, output_format: OutputFormat,
+    allow: set[str] | None, out: TextIO, err: TextIO,
+) -> int:  # fmt: skip
     if settings.model:
         session.set_model(settings.model)
     if session.model != SCRIPTED_MODEL and not settings.has_credentials:
@@ -207,10 +224,7 @@ async def run_prompt(
     session.mcp.report = report
     if specs or problems:
         session.start_mcp(specs, problems)
-    try:
-        result = await session.prompt([TextBlock(text=prompt)], printer.emit, HeadlessPrompter(allow or set()))
-    finally:
-        await session.close()
+    result = await session.prompt([TextBlock(text=prompt)], printer.emit, HeadlessPrompter(allow or set()))
     printer.finish(session, result)
     return exit_status(result)
 

@@ -63,7 +63,10 @@ class LineReader:
                     del self._buf[: i + 1]
                     return Oversized(discarded + i)
                 line = bytes(memoryview(self._buf)[:i])
-                del self._buf[: i + 1]
+                if i > CHUNK_BYTES:  # a long line: give its buffer back rather than keep the capacity
+                    self._buf = bytearray(memoryview(self._buf)[i + 1 :])
+                else:
+                    del self._buf[: i + 1]
                 return line
             if len(self._buf) > self._limit:
                 discarded += len(self._buf)
