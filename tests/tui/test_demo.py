@@ -63,3 +63,31 @@ async def test_rejecting_an_edit_leaves_that_file_alone(tmp_path, monkeypatch):
         answer = [b for b in app.conversation.blocks if isinstance(b, AgentMessage)][-1]
         assert "You rejected that change" in answer.source
     assert (project / "terraform" / "variables.tf").read_text() == before
+
+
+async def test_rejecting_a_later_edit_stops_the_task_there(tmp_path, monkeypatch):
+    app, project = demo_app(tmp_path, monkeypatch)
+    main_tf = (project / "terraform" / "main.tf").read_text()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        question = app.query_one(PermissionQuestion)
+        asked = []
+        for key in ("a", "r"):  # approve the third vswitch, reject the first edit of main.tf
+            request = await wait_until(
+                pilot,
+                lambda: question.current is not None and app.focused is question and question.current.request,
+                timeout=60,
+                what="the question",
+            )
+            asked.append(request.tool_call.title)
+            await pilot.press(key)
+            await wait_until(pilot, lambda: request.reply.done, what="the answer to be sent")
+        await turn_done(pilot, timeout=60)
+        # no further edit was asked: the dependent edit of main.tf never came
+        assert question.current is None
+        assert asked == ["Edit terraform/variables.tf", "Edit terraform/main.tf"]
+        answer = [b for b in app.conversation.blocks if isinstance(b, AgentMessage)][-1]
+        assert "You rejected that change" in answer.source
+    assert (project / "terraform" / "main.tf").read_text() == main_tf
+    assert "app-c" in (project / "terraform" / "variables.tf").read_text()
