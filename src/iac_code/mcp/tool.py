@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 from mcp.types import (
     AudioContent,
@@ -30,9 +30,8 @@ from mcp.types import (
 from mcp.types import Tool as McpToolInfo
 from pydantic import ConfigDict
 
-from iac_code.core.events import ToolKind
 from iac_code.mcp.connection import McpCallError, McpConnection
-from iac_code.tools.base import Category, Tool, ToolContext, ToolInput, ToolResult
+from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 
 MAX_OUTPUT_CHARS = 100_000
 """Longer results are cut (with a note) before they reach the model."""
@@ -59,25 +58,25 @@ class McpArguments(ToolInput):
 class McpTool(Tool[McpArguments]):
     """One tool of a connected MCP server (see the module docstring)."""
 
-    input_model: ClassVar[type[McpArguments]] = McpArguments
+    input_model = McpArguments
 
     def __init__(self, connection: McpConnection, info: McpToolInfo) -> None:
         self.connection = connection
         self.info = info
         self.server = connection.spec.name
-        self.name = tool_name(self.server, info.name)  # type: ignore[misc]
+        self.name = tool_name(self.server, info.name)
         read_only = bool(info.annotations and info.annotations.read_only_hint)
-        self.category: Category = "read" if read_only else "execute"  # type: ignore[misc]
-        self.kind: ToolKind = "read" if read_only else ("execute" if _EXECUTES.search(info.name) else "other")  # type: ignore[misc]
+        self.category = "read" if read_only else "execute"
+        self.kind = "read" if read_only else ("execute" if _EXECUTES.search(info.name) else "other")
         about = info.description or (info.annotations.title if info.annotations and info.annotations.title else "")
-        self.description = f"{about}\n\n(Tool `{info.name}` of the MCP server `{self.server}`.)".strip()  # type: ignore[misc]
+        self.description = f"{about}\n\n(Tool `{info.name}` of the MCP server `{self.server}`.)".strip()
 
     def title(self, params: McpArguments | None) -> str:
         """"<server>: <tool title or name>", e.g. "probe: echo"."""
         label = self.info.title or (self.info.annotations.title if self.info.annotations else None) or self.info.name
         return f"{self.server}: {label}"
 
-    def input_schema(self) -> dict[str, Any]:  # type: ignore[override]
+    def input_schema(self) -> dict[str, Any]:
         """The server's own JSON schema for the tool's input (always an object schema)."""
         schema = dict(self.info.input_schema or {})
         schema.setdefault("type", "object")

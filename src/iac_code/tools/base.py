@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -179,15 +179,16 @@ InputT = TypeVar("InputT", bound=ToolInput)
 class Tool(Generic[InputT]):
     """Base class of the agent's tools, generic in the input model: `class GlobTool(Tool[GlobInput])`.
 
-    Subclasses set the class attributes (`input_model` is the class `InputT`) and `run`; the
-    other methods receive the validated input as that class.
+    Subclasses set the attributes below (as class attributes, or per instance for tools known only
+    at run time, such as an MCP server's) and `run`; the other methods receive the validated input
+    as `input_model`, the class `InputT`.
     """
 
-    name: ClassVar[str]
-    description: ClassVar[str]
+    name: str
+    description: str
     input_model: type[InputT]
-    kind: ClassVar[ToolKind]
-    category: ClassVar[Category]
+    kind: ToolKind
+    category: Category
 
     def title(self, params: InputT | None) -> str:
         """A short human title for the client: "Read main.tf", "Run `terraform fmt`".
@@ -231,10 +232,9 @@ class Tool(Generic[InputT]):
                 problems.append(f"{where}: {err['msg']}")
             return f"Invalid input for {self.name}: " + "; ".join(problems)
 
-    @classmethod
-    def input_schema(cls) -> dict[str, Any]:
+    def input_schema(self) -> dict[str, Any]:
         """The JSON schema of the input, as sent to the model."""
-        schema = cls.input_model.model_json_schema()
+        schema = self.input_model.model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
