@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import PathArg, in_thread, resolve_arg, shown, stat_target
+from iac_code.tools.files import PathArg, in_thread, shown, stat_target
 from iac_code.tools.walk import glob_regex, split_literal_prefix, walk_files
 
 MAX_RESULTS = 200
@@ -61,7 +61,7 @@ class GlobTool(Tool[GlobInput]):
         """The directory to walk (the pattern's literal leading directories moved into it) and the rest."""
         prefix, rest = split_literal_prefix(params.pattern)
         base = params.path or "."
-        return resolve_arg(ctx.cwd, os.path.join(base, prefix) if prefix else base), rest
+        return ctx.resolve(os.path.join(base, prefix) if prefix else base), rest
 
     async def run(self, params: GlobInput, ctx: ToolContext) -> ToolResult:
         root, pattern = self._target(params, ctx)

@@ -37,7 +37,6 @@ from iac_code.tools.files import (
     PathArg,
     binary_message,
     in_thread,
-    resolve_arg,
     shown,
     sniff_binary,
     stat_target,
@@ -107,10 +106,10 @@ class GrepTool(Tool[GrepInput]):
         return title + (f" ({params.glob})" if params.glob else "")
 
     def paths(self, params: GrepInput, ctx: ToolContext) -> list[Path]:
-        return [resolve_arg(ctx.cwd, params.path)]
+        return [ctx.resolve(params.path)]
 
     async def run(self, params: GrepInput, ctx: ToolContext) -> ToolResult:
-        root = resolve_arg(ctx.cwd, params.path)
+        root = ctx.resolve(params.path)
         found = stat_target(root, ctx.cwd, missing="Path not found")
         if isinstance(found, str):
             return ToolResult.error(found)

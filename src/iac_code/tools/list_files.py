@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import Field
 
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import PathArg, in_thread, resolve_arg, stat_target
+from iac_code.tools.files import PathArg, in_thread, stat_target
 
 MAX_ENTRIES = 1_000
 
@@ -48,10 +48,10 @@ class ListFilesTool(Tool[ListFilesInput]):
         return f"List {path if path.endswith('/') else path + '/'}"
 
     def paths(self, params: ListFilesInput, ctx: ToolContext) -> list[Path]:
-        return [resolve_arg(ctx.cwd, params.path)]
+        return [ctx.resolve(params.path)]
 
     async def run(self, params: ListFilesInput, ctx: ToolContext) -> ToolResult:
-        path = resolve_arg(ctx.cwd, params.path)
+        path = ctx.resolve(params.path)
         found = stat_target(path, ctx.cwd, missing="Directory not found", not_dir=". Use read_file to read it")
         if isinstance(found, str):
             return ToolResult.error(found)

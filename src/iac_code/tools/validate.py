@@ -17,7 +17,7 @@ from pydantic import Field
 from iac_code.iac import report
 from iac_code.iac.engine import config_options, validate
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.files import PathArg, in_thread, resolve_arg, shown
+from iac_code.tools.files import PathArg, in_thread, shown
 
 MAX_SHOWN = 200
 
@@ -54,7 +54,7 @@ class ValidateTool(Tool[ValidateInput]):
         return "Validate " + ", ".join(params.paths[:3]) + (" …" if len(params.paths) > 3 else "")
 
     def paths(self, params: ValidateInput, ctx: ToolContext) -> list[Path]:
-        return [resolve_arg(ctx.cwd, p) for p in params.paths or ["."]]
+        return [ctx.resolve(p) for p in params.paths or ["."]]
 
     async def run(self, params: ValidateInput, ctx: ToolContext) -> ToolResult:
         targets = self.paths(params, ctx)
