@@ -350,8 +350,12 @@ class IacAgent:
         self.sessions.clear()
         for session in sessions:
             session.cancel()  # all at once: they settle concurrently
-        for session in sessions:
+
+        async def close(session: Session) -> None:
             try:
                 await session.close(timeout=TURN_STOP_SECONDS)
             except Exception:
                 log.exception("closing session %s failed", session.id)
+
+        # concurrently: each may wait for its turn and for its MCP servers to exit
+        await asyncio.gather(*(close(session) for session in sessions))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,4 +139,6 @@ class McpHub:
         self._closed = True
         connections, self._connections = self._connections, []
         if connections:
+            started = time.monotonic()
             await asyncio.gather(*(c.stop() for c in connections), return_exceptions=True)
+            log.info("stopped %d MCP server(s) in %.2f s", len(connections), time.monotonic() - started)
