@@ -276,3 +276,19 @@ async def test_without_the_capabilities_the_disk_and_local_processes_are_used(tm
     assert 'region = "on-disk"' in shown[0]
     assert (root / "main.tf").read_text() == 'region = "edited-on-disk"\n'
     assert "local-" in shown[2]
+
+
+async def test_a_terminal_command_over_its_timeout_is_killed_and_released(tmp_path):
+    root = project(tmp_path)
+    client = EditorClient()
+    script = [{"blocks": [use("bash", command="echo before-timeout; sleep 60", timeout=1)]}, NEXT]
+    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+        sid = await start(agent, ALL, mode="bypass_permissions")
+        assert (await agent.prompt(sid, "run")).stop_reason == "end_turn"
+        last = final(agent, sid)
+        (terminal,) = client.terminals.values()
+        assert terminal.proc.returncode is not None
+    names = client.names()
+    assert names.count("kill") >= 1 and names.count("release") == 1 and names[-1] == "release"
+    assert last.status == "failed" and last.raw_output["timed_out"] is True
+    assert last.raw_output["output"] == "before-timeout"
