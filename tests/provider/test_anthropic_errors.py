@@ -169,3 +169,20 @@ async def test_no_credentials_is_an_authentication_error(fake, monkeypatch, tmp_
         await provider.aclose()
     assert err.value.kind == "authentication"
     assert fake.requests == []
+
+
+async def test_a_stream_that_breaks_off_reports_the_usage_of_every_attempt(fake, provider):
+    """Both attempts started (message_start reported their input): the failure carries both."""
+    full = message(text(ANSWER, pieces=6), input_tokens=20)
+    fake.add([*cut_after_deltas(full, 2), error_event("overloaded_error")], [*cut_after_deltas(full, 4), error_event("overloaded_error")])
+    with pytest.raises(ProviderError) as err:
+        await collect(provider, request(user_text("hi")))
+    assert err.value.usage.input_tokens == 40
+
+
+async def test_a_retried_stream_counts_the_broken_attempt_in_the_final_usage(fake, provider):
+    full = message(text(ANSWER, pieces=6), input_tokens=20)
+    fake.add([*cut_after_deltas(full, 3), error_event("overloaded_error")], full)
+    events = await collect(provider, request(user_text("hi")))
+    assert isinstance(events[-1], MessageDone)
+    assert events[-1].usage.input_tokens == 40

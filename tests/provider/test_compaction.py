@@ -144,7 +144,9 @@ async def test_a_single_long_turn_is_compacted_inside_the_turn(fake, tmp_path):
     )
     rig = LoopRig(provider, tmp_path)
     try:
-        assert (await rig.loop.run(user_text("note this long thing"))).stop_reason == "end_turn"
+        # the prompt is longer than the summary, so replacing it shrinks the context (issue 10, hole 15)
+        prompt = "note this long thing, " + "and keep every detail of it " * 8
+        assert (await rig.loop.run(user_text(prompt))).stop_reason == "end_turn"
     finally:
         await provider.aclose()
 

@@ -48,6 +48,7 @@ async def run_command(session: Session, name: str, args: str, emit: EventSink) -
         try:
             outcome = await compaction.compact(session.conversation, provider, session.model, keep_turns=1)
         except ProviderError as exc:
+            usage.add(exc.usage)
             await emit(Notice(f"**Error:** compaction failed: {exc.describe()}"))
             return TurnResult("end_turn", usage, failure=exc)
         if outcome is None:
@@ -55,7 +56,8 @@ async def run_command(session: Session, name: str, args: str, emit: EventSink) -
         else:
             usage.add(outcome.usage)
             await emit(Notice(outcome.notice()))
-            await emit(UsageUpdated(used=outcome.after_tokens, size=session.context_window()))
+            if outcome.shrunk:
+                await emit(UsageUpdated(used=outcome.after_tokens, size=session.context_window()))
     else:
         await emit(Notice(help_text(session.tools)))
     return TurnResult("end_turn", usage)

@@ -61,14 +61,28 @@ ACK = "Understood. I have the summary of our earlier conversation and will conti
 
 @dataclass(slots=True)
 class Outcome:
-    """A finished compaction: token estimates before and after, and the summary request's usage."""
+    """A finished compaction: token estimates before and after, and the summary request's usage.
+
+    When the summary would not have made the conversation smaller (`shrunk` false), the
+    conversation was left as it was."""
 
     before_tokens: int
     after_tokens: int
     usage: Usage
 
+    @property
+    def shrunk(self) -> bool:
+        """Whether the summary replaced the older messages (it was smaller than them)."""
+        return self.after_tokens < self.before_tokens
+
     def notice(self) -> str:
-        """The notice the client is shown (PROTOCOL.md: `A -> B tokens`)."""
+        """The notice the client is shown (PROTOCOL.md: `A -> B tokens`); a compaction that did
+        not shrink the context says so instead of reporting it done."""
+        if not self.shrunk:
+            return (
+                f"\n\n_context not compacted: a summary would not be smaller ({self.before_tokens} -> "
+                f"{self.after_tokens} tokens); the conversation is kept as it was_\n\n"
+            )
         return f"\n\n_context compacted: {self.before_tokens} -> {self.after_tokens} tokens_\n\n"
 
 
@@ -102,7 +116,8 @@ async def compact(conversation: Conversation, provider: Provider, model: str, ke
     """Summarise all but the last `keep_turns` turns (see the module docstring).
 
     Returns None when there is nothing to summarise. Raises `ProviderError` when the summary
-    request fails; the conversation is then left unchanged.
+    request fails; the conversation is then left unchanged, as it is when the summary would not
+    be smaller than what it replaces (`Outcome.shrunk`).
     """
     messages = conversation.messages
     keep_tokens = int(provider.context_window(model) * KEEP_SHARE)
@@ -128,9 +143,10 @@ async def compact(conversation: Conversation, provider: Provider, model: str, ke
         replacement = [summary, *kept]
     else:
         replacement = [summary, Message(role="assistant", content=[TextBlock(text=ACK)]), *kept]
-    before = estimate_tokens(messages)
-    conversation.replace(replacement, "compaction")
-    return Outcome(before_tokens=before, after_tokens=estimate_tokens(replacement), usage=done.usage)
+    outcome = Outcome(before_tokens=estimate_tokens(messages), after_tokens=estimate_tokens(replacement), usage=done.usage)
+    if outcome.shrunk:
+        conversation.replace(replacement, "compaction")
+    return outcome
 
 
 def written_out(messages: list[Message]) -> list[Message]:

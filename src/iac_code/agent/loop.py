@@ -138,6 +138,7 @@ class AgentLoop:
         self._state = _TurnState()
         self._last_context = 0  # tokens of the last request's prompt
         self._last_count = 0  # messages in the conversation at that request
+        self._compaction_futile = False  # a summary this turn would not have been smaller
 
     # ----- the turn -----
 
@@ -151,8 +152,9 @@ class AgentLoop:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 task.uncancel()
-            interrupted = await self._settle(state, CANCELLED, interrupted=True)
-            return TurnResult("cancelled", state.usage, interrupted=interrupted)
+            cut = bool(state.partial or state.partial_text) and not state.streamed  # text kept of an unfinished answer
+            await self._settle(state, CANCELLED)
+            return TurnResult("cancelled", state.usage, interrupted=cut)
         except BaseException:
             await self._settle(state, "Failed: internal error.")
             raise
@@ -168,6 +170,7 @@ class AgentLoop:
                 done = await self._request(state)
             except ProviderError as exc:
                 log.warning("model request failed (%s): %s", exc.kind, exc.message)
+                state.usage.add(exc.usage)  # what the failed request used still counts
                 self._keep_partial(state)
                 for call_id in sorted(state.open_calls):
                     await self._end_call(call_id, "failed", "Not run: the model request failed.")
@@ -272,31 +275,23 @@ class AgentLoop:
         """The call `use` ready for the gate; None when it already failed (unknown tool, bad input,
         or a tool that raised computing its title or locations: a tool bug fails its call, not the turn)."""
         tool = self.tools.get(use.name)
-        if tool is None:
-            known = ", ".join(self.tools.names())
-            await self._finish(use, ToolResult.error(f"Unknown tool {use.name!r}. Available tools: {known}."))
-            return None
-        params = tool.parse(use.input)
-        ctx = self.context()
-        error = params if isinstance(params, str) else None
-        if not isinstance(params, str):
+        params = tool.parse(use.input) if tool else f"Unknown tool {use.name!r}. Available tools: {', '.join(self.tools.names())}."
+        error, ctx = (params if isinstance(params, str) else ""), self.context()
+        if tool is not None and not isinstance(params, str):
             try:
                 return _Call(use, tool, params, ctx, tool.title(params), tool.locations(params, ctx))
             except Exception as exc:
                 log.exception("tool %s failed describing a call", tool.name)
                 error = f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
-        await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
-        await self._finish(use, ToolResult.error(error or ""))
+        if tool is not None:
+            await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
+        await self._finish(use, ToolResult.error(error))
         return None
 
     async def _execute(self, call: _Call) -> None:
         use, ctx = call.use, call.ctx
         await self.emit(ToolCallUpdated(use.id, status="in_progress"))
-
-        async def progress(content: list) -> None:
-            await self.emit(ToolCallUpdated(use.id, content=content))
-
-        ctx.progress = progress
+        ctx.progress = lambda content: self.emit(ToolCallUpdated(use.id, content=content))
         ctx.emit = self.emit
         ctx.run_subagent = functools.partial(subagent.run, self, use.id, call.title, use.input)
         try:
@@ -332,25 +327,21 @@ class AgentLoop:
 
     # ----- endings -----
 
-    def _keep_partial(self, state: _TurnState) -> bool:
-        """Keep the text the client already saw of an unfinished response in the conversation;
-        whether text of a response that had not arrived whole was kept."""
+    def _keep_partial(self, state: _TurnState) -> None:
+        """Keep the text the client already saw of an unfinished response in the conversation."""
         state.flush_text()
         kept, state.partial = state.partial, []
         if kept:
             self.conversation.append(Message(role="assistant", content=kept))
-        return bool(kept) and not state.streamed
 
-    async def _settle(self, state: _TurnState, reason: str, interrupted: bool = False) -> bool:
-        """After a cancel (`interrupted`) or crash: answer every dangling tool use and end every
-        open call. Returns whether the text of a cut-off response was kept.
+    async def _settle(self, state: _TurnState, reason: str) -> None:
+        """After a cancel or crash: answer every dangling tool use and end every open call.
 
         A further cancel while the calls are being ended (a second `session/cancel`, a
         `session/close`) does not stop it: the remaining calls would be left open.
         """
-        cut = False
         try:
-            cut = self._keep_partial(state) and interrupted
+            self._keep_partial(state)
             if state.unanswered:
                 results = [
                     state.answered.get(u.id)
@@ -368,7 +359,6 @@ class AgentLoop:
                         task.uncancel()
         except Exception:  # the client may be gone; the conversation is already consistent
             log.debug("could not report the end of open tool calls", exc_info=True)
-        return cut
 
     def _interrupted_text(self, call_id: str, reason: str) -> str:
         """The tool result the model gets for a call cut short: `reason`, after any partial output."""
@@ -381,17 +371,20 @@ class AgentLoop:
         window = self.provider.context_window(self.config.model)
         fresh = self.conversation.messages[self._last_count :] if self._last_count else self.conversation.messages
         used = self._last_context + estimate_tokens(fresh) if self._last_count else estimate_tokens(fresh)
-        if not compaction.needed(used, window):
+        if not compaction.needed(used, window) or self._compaction_futile:
             return
         try:
             outcome = await compaction.compact(self.conversation, self.provider, self.config.model, keep_turns=1)
         except ProviderError as exc:  # not fatal: the request may still fit
             log.warning("context compaction failed (%s): %s", exc.kind, exc.message)
+            self._state.usage.add(exc.usage)
             await self.emit(Notice(f"\n\n_context compaction failed: {exc.describe()}_\n\n"))
             return
         if outcome is not None:
             self._state.usage.add(outcome.usage)
-            self._last_context, self._last_count = outcome.after_tokens, len(self.conversation.messages)
+            self._compaction_futile = not outcome.shrunk  # do not try again in this turn
+            if outcome.shrunk:
+                self._last_context, self._last_count = outcome.after_tokens, len(self.conversation.messages)
             await self.emit(Notice(outcome.notice()))
 
 

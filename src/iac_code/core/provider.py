@@ -129,6 +129,9 @@ class ProviderError(Exception):
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.message = message
+        self.usage = Usage()
+        """Tokens the failed request used before it failed (a stream that broke off after it
+        started reports its input and the output so far); zero when nothing is known."""
 
     def describe(self) -> str:
         """A one-line description for the user: the class of problem, then the detail."""

@@ -53,6 +53,7 @@ from iac_code.core.provider import (
     ModelRequest,
     ProviderError,
     ProviderEvent,
+    Usage,
 )
 from iac_code.providers.anthropic_request import request_params
 from iac_code.providers.anthropic_stream import MessageBuilder, Replay, Shown
@@ -157,18 +158,26 @@ class AnthropicProvider:
         """
         params = request_params(request, self.supports_thinking(request.model))
         shown = Shown()
+        spent = Usage()  # of an attempt that broke off and was retried: counted in the end too
         retried = False
         while True:
             try:
                 async for event in self._attempt(params, shown):
+                    if isinstance(event, MessageDone):
+                        event.usage.add(spent)
                     yield event
                 return
             except _Interrupted as exc:
                 if retried or exc.error.kind not in MIDSTREAM_RETRYABLE:
+                    exc.error.usage.add(spent)
                     raise exc.error from None
+                spent.add(exc.error.usage)
                 retried = True
                 log.warning("model stream interrupted (%s: %s); retrying once", exc.error.kind, exc.error.message)
                 await asyncio.sleep(exc.delay)
+            except ProviderError as exc:
+                exc.usage.add(spent)
+                raise
 
     async def _attempt(self, params: dict[str, Any], shown: Shown) -> AsyncIterator[ProviderEvent]:
         """One request and its stream. Raises `_Interrupted` for a failure after the stream started."""
@@ -191,16 +200,22 @@ class AnthropicProvider:
                     if fresh is not None:
                         yield fresh
         except anthropic.APIStatusError as exc:  # an `error` event in the stream
-            raise _Interrupted(classify(exc), _retry_delay(stream.response.headers)) from None
+            raise _Interrupted(_spent(classify(exc), builder), _retry_delay(stream.response.headers)) from None
         except httpx2.TimeoutException:
-            raise ProviderError("stalled", _stalled_message(self._settings.stream_idle_timeout)) from None
+            raise _spent(ProviderError("stalled", _stalled_message(self._settings.stream_idle_timeout)), builder) from None
         except (httpx2.TransportError, anthropic.APIConnectionError) as exc:
-            raise _Interrupted(ProviderError("network", f"the stream broke off: {exc}"), MIDSTREAM_RETRY_DELAY) from None
+            error = ProviderError("network", f"the stream broke off: {exc}")
+            raise _Interrupted(_spent(error, builder), MIDSTREAM_RETRY_DELAY) from None
         except ValueError as exc:  # event data that is not JSON (or not an event), e.g. from a gateway
-            raise ProviderError("server", f"the stream could not be read: {exc}") from None
+            raise _spent(ProviderError("server", f"the stream could not be read: {exc}"), builder) from None
+        except ProviderError as exc:  # e.g. stalled between events
+            raise _spent(exc, builder) from None
         finally:
             await stream.close()
-        message, stop_reason, usage = builder.finish(shown.tool_use_ids)
+        try:
+            message, stop_reason, usage = builder.finish(shown.tool_use_ids)
+        except ProviderError as exc:
+            raise _spent(exc, builder) from None
         yield MessageDone(message=message, stop_reason=stop_reason, usage=usage)
 
 
@@ -226,6 +241,12 @@ def _stalled_message(seconds: float) -> str:
 
 
 # ----- errors -----
+
+
+def _spent(error: ProviderError, builder: MessageBuilder) -> ProviderError:
+    """`error` carrying the usage its stream reported before it failed."""
+    error.usage.add(builder.usage)
+    return error
 
 
 class _Interrupted(Exception):

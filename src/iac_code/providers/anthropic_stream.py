@@ -174,6 +174,11 @@ class MessageBuilder:
             block.parts.append(delta.partial_json)
         return []
 
+    @property
+    def usage(self) -> Usage:
+        """The usage reported so far: input from `message_start`, output from the latest `message_delta`."""
+        return self._usage
+
     def finish(self, tool_use_ids: list[str]) -> tuple[Message, StopReason, Usage]:
         """The complete message, its provider stop reason and usage.
 

@@ -16,9 +16,9 @@ Each model request of a session takes the first turn not yet used by that sessio
 `match` occurs (case-sensitively) in the latest user message: its text, or for a message that
 returns tool results, the results' text. Text and thinking stream in word-sized chunks,
 `chunk_delay_ms` apart. An `error` block raises a `ProviderError` of that kind at that point of
-the stream. `stop_reason` defaults to `tool_use` when the turn has a tool use, else `end_turn`.
-Usage is estimated at four characters per token. When no turn fits, the model says so and
-ends the turn. Requests made to compact the conversation get a generated summary and use no turn.
+the stream (its `usage`: the request's input and the output streamed so far). `stop_reason`
+defaults to `tool_use` when the turn has a tool use, else `end_turn`. Usage is estimated at four
+characters per token. When no turn fits, the model says so and ends the turn. Requests made to compact the conversation get a generated summary and use no turn.
 """
 
 from __future__ import annotations
@@ -183,8 +183,10 @@ class ScriptedProvider:
         content: list[ContentBlock] = []
         output_chars = 0
         for block in turn.blocks:
-            if isinstance(block, ScriptError):
-                raise ProviderError(block.kind, block.message)  # type: ignore[arg-type]
+            if isinstance(block, ScriptError):  # the request counts its input and the output so far
+                error = ProviderError(block.kind, block.message)  # type: ignore[arg-type]
+                error.usage = Usage(input_tokens=input_tokens, output_tokens=output_chars // 4)
+                raise error
             if isinstance(block, ScriptToolUse):
                 tool = ToolUseBlock(id=f"toolu_{uuid.uuid4().hex[:24]}", name=block.name, input=block.input)
                 yield ToolUseStart(id=tool.id, name=tool.name)
