@@ -183,7 +183,8 @@ async def test_slash_commands(tmp_path):
         assert "`/compact`" in agent.text(sid) and "`update_plan`" in agent.text(sid)
         await agent.prompt(sid, "/compact")
         assert "Nothing to compact" in agent.text(sid)
-        await agent.prompt(sid, "first task")
+        # long enough that its summary is smaller: a compaction that would grow the context is not done
+        await agent.prompt(sid, "first task " + "with many details " * 40)
         await agent.prompt(sid, "second task")
         await agent.prompt(sid, "/compact")
         assert "context compacted:" in agent.text(sid)
