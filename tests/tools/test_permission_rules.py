@@ -1,0 +1,78 @@
+"""Saved rules are narrow (PROTOCOL.md, Permissions): what each `always` answer covers, and what
+no rule ever covers (sensitive paths, which differ for reads and writes)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from iac_code.agent.permissions import PermissionPolicy
+from iac_code.tools.bash import BashTool
+from iac_code.tools.read_file import ReadFileTool
+from iac_code.tools.write_file import WriteFileTool
+
+
+def classify(policy, tool, raw, ctx):
+    params = tool.parse(raw)
+    assert not isinstance(params, str), params
+    return policy.classify(tool, params, dataclasses.replace(ctx))
+
+
+def action(policy, tool, raw, ctx) -> str:
+    return policy.decide(classify(policy, tool, raw, ctx)).action
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".git/hooks/pre-commit", ".git/config", ".iac-code/settings.json", ".envrc", ".env.local", ".bashrc", ".zshrc",
+     ".profile", ".config/fish/config.fish", ".aws/config", ".ssh/config", ".kube/config", ".aliyun/config.json",
+     "sub/.git/hooks/post-checkout", ".gitconfig"],
+)
+@pytest.mark.parametrize("mode", ["default", "accept_edits"])
+def test_writes_to_sensitive_paths_ask_and_no_rule_covers_them(ctx, path, mode):
+    policy = PermissionPolicy(mode)
+    policy.allowed.add("edit")
+    call = classify(policy, WriteFileTool(), {"path": path, "content": "x"}, ctx)
+    assert policy.decide(call).action == "ask"
+    assert [o.kind for o in policy.options(call)] == ["allow_once", "reject_once"]
+    assert PermissionPolicy("bypass_permissions").decide(call).action == "allow"
+
+
+@pytest.mark.parametrize("path", [".git/HEAD", ".aws/config", ".ssh/config", "modules/config"])
+def test_reading_plain_settings_inside_the_project_does_not_ask(ctx, path):
+    assert action(PermissionPolicy("default"), ReadFileTool(), {"path": path}, ctx) == "allow"
+
+
+def test_an_edit_rule_covers_ordinary_files_in_the_project_only(ctx):
+    policy = PermissionPolicy("default")
+    first = classify(policy, WriteFileTool(), {"path": "main.tf", "content": "x"}, ctx)
+    assert policy.options(first)[1].name == "Always allow edits in this project"
+    policy.remember(first, "allow_always")
+    assert action(policy, WriteFileTool(), {"path": "modules/vpc/main.tf", "content": "x"}, ctx) == "allow"
+    assert action(policy, WriteFileTool(), {"path": ".git/config", "content": "x"}, ctx) == "ask"
+    assert action(policy, WriteFileTool(), {"path": "../elsewhere.tf", "content": "x"}, ctx) == "ask"
+    assert action(policy, BashTool(), {"command": "ls"}, ctx) == "ask"  # not a blank cheque for other tools
+
+
+def test_a_read_rule_covers_one_directory_outside_the_project_and_never_secrets(ctx, tmp_path):
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "other").mkdir()
+    policy = PermissionPolicy("default")
+    first = classify(policy, ReadFileTool(), {"path": str(tmp_path / "shared" / "a.tf")}, ctx)
+    assert policy.options(first)[1].name == f"Always allow reads in `{tmp_path / 'shared'}`"
+    policy.remember(first, "allow_always")
+    assert action(policy, ReadFileTool(), {"path": str(tmp_path / "shared" / "b.tf")}, ctx) == "allow"
+    assert action(policy, ReadFileTool(), {"path": str(tmp_path / "other" / "b.tf")}, ctx) == "ask"
+    assert action(policy, ReadFileTool(), {"path": str(tmp_path / "shared" / ".env")}, ctx) == "ask"
+
+
+def test_a_rejected_rule_is_denied_without_asking_in_every_mode(ctx):
+    policy = PermissionPolicy("default")
+    policy.remember(classify(policy, BashTool(), {"command": "terraform apply"}, ctx), "reject_always")
+    for mode in ("default", "accept_edits", "bypass_permissions"):
+        policy.mode = mode
+        assert action(policy, BashTool(), {"command": "terraform apply -no-color"}, ctx) == "deny"
+        assert action(policy, BashTool(), {"command": "terraform fmt && terraform apply"}, ctx) == "deny"
+    policy.mode = "default"
+    assert action(policy, BashTool(), {"command": "terraform plan"}, ctx) == "ask"
