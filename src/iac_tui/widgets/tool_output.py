@@ -10,6 +10,8 @@ status).
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -176,7 +178,7 @@ class ToolOutput(VerticalGroup):
         if self.terminal or "\x1b" in body:  # Textual would send escape sequences to the terminal raw
             text_widget.update(Text.from_ansi(body, no_wrap=False))
         else:
-            text_widget.update(Content(body))
+            text_widget.update(marked(body))
         status = self.query_one(".output-status", Static)
         status.update(Content(self.status))
         status.display = bool(self.status)
@@ -195,6 +197,24 @@ class ToolOutput(VerticalGroup):
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.toggle()
+
+
+_DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+ (error|warning) \S+ ")
+_SEVERITY_STYLE = {"error": "$text-error", "warning": "$text-warning"}
+
+
+def marked(body: str) -> Content:
+    """`body` with validation findings (`file:line:col error rule message`, as the agent appends
+    them to edits and the validate tool prints them) coloured by severity."""
+    if " error " not in body and " warning " not in body:
+        return Content(body)
+    parts: list[str | tuple[str, str]] = []
+    for index, line in enumerate(body.split("\n")):
+        end = "\n" if index else ""
+        m = _DIAGNOSTIC.match(line)
+        parts.append(end)
+        parts.append((line, _SEVERITY_STYLE[m.group(1)]) if m else line)
+    return Content.assemble(*parts)
 
 
 def _count(count: int, noun: str, adjective: str = "") -> str:
