@@ -98,6 +98,8 @@ RULES: dict[str, tuple[Severity, str]] = {
     "ros.required-property": ("error", "a common resource type without a property it requires (VSwitch CidrBlock, ...)"),
     "ros.unknown-property": ("warning", "a property of a VPC/VSwitch/SecurityGroup that looks misspelt"),
     "ros.unused-parameter": ("warning", "a parameter nothing refers to"),
+    "helm.values-schema": ("error", "a chart's values file that does not match its values.schema.json"),
+    "helm.undefined-value": ("warning", "a `.Values` path a template reads that values.yaml spells differently (or the reverse)"),
     "k8s.schema": ("error", "a Kubernetes object that does not match its schema (kubernetes-validate)"),
     "k8s.structure": ("error", "a manifest document without `apiVersion`/`kind`/`metadata.name`"),
     "k8s.name": ("error", "a metadata, container or port name Kubernetes rejects (DNS-1123/1035 rules)"),

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iac_code.iac import cloudformation, k8srules, kubernetes, ros, tfcli
+from iac_code.iac import cloudformation, helm, k8srules, kubernetes, ros, tfcli
 from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.discovery import YAML_SUFFIXES, Reader, discover
 from iac_code.iac.jsonsyntax import load_json
@@ -218,6 +218,8 @@ def _check_document(path: Path, reader: Reader, options: Options) -> list[Diagno
         for v in values:
             if isinstance(v, PosDict):
                 out += ros.check(path, v)
+    elif kind == "yaml" and is_yaml and values:
+        out += helm.check_values(path, values[0], reader)
     elif kind == "kubernetes":
         manifests = [v for v in values if isinstance(v, PosDict) and (kubernetes.is_manifest(v) or "apiVersion" in v or "kind" in v)]
         for v in manifests:

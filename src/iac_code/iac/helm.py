@@ -1,0 +1,112 @@
+"""Helm chart values: `values*.yaml` against the chart's `values.schema.json` when it has one,
+and likely typos between the keys `values.yaml` defines and the `.Values.…` paths the templates
+read (warnings: a key read with `default` may legitimately be missing).
+
+The chart is the directory holding `Chart.yaml`; its templates are `templates/**` files.
+Templates are read as text only: nothing is rendered.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.yamlsyntax import PosDict, PosList
+
+_REF = re.compile(r"\.Values((?:\.[A-Za-z_][\w]*)+)")
+MAX_TEMPLATES = 500
+
+
+def chart_of(path: Path) -> Path | None:
+    """The chart directory a values file belongs to (its own directory with a Chart.yaml)."""
+    return path.parent if (path.parent / "Chart.yaml").is_file() and path.name.startswith("values") else None
+
+
+def check_values(path: Path, values: Any, read) -> list[Diagnostic]:
+    """Checks of a chart's values file `path` (parsed as `values`); `read(path) -> str | Diagnostic`."""
+    chart = chart_of(path)
+    if chart is None or not isinstance(values, PosDict):
+        return []
+    out = _schema(path, chart, values)
+    if path.name in ("values.yaml", "values.yml"):
+        out += _typos(path, chart, values, read)
+    return out
+
+
+def _schema(path: Path, chart: Path, values: PosDict) -> list[Diagnostic]:
+    schema_file = chart / "values.schema.json"
+    if not schema_file.is_file():
+        return []
+    try:
+        import jsonschema
+
+        schema = json.loads(schema_file.read_text(encoding="utf-8"))
+        with warnings.catch_warnings():  # an unknown "$schema" URI: the latest draft is used
+            warnings.simplefilter("ignore", DeprecationWarning)
+            validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)(schema)
+        errors = list(validator.iter_errors(values))
+    except Exception as exc:  # noqa: BLE001 - a broken schema is the chart's problem, reported once
+        return [diag(schema_file, 1, 1, "warning", "helm.values-schema", f"values.schema.json cannot be used: {exc}")]
+    out = []
+    for err in errors[:100]:
+        node, pos = values, (values.line, values.column)
+        for key in err.absolute_path:
+            if isinstance(node, PosDict) and key in node:
+                pos, node = node.pos(key), node[key]
+            elif isinstance(node, PosList) and isinstance(key, int) and key < len(node):
+                pos, node = node.item_pos[key], node[key]
+            else:
+                break
+        where = ".".join(str(k) for k in err.absolute_path) or "(top level)"
+        out.append(diag(path, pos[0], pos[1], "error", "helm.values-schema", f"{where}: {err.message[:300]}"))
+    return out
+
+
+def _typos(path: Path, chart: Path, values: PosDict, read) -> list[Diagnostic]:
+    used: dict[tuple[str, ...], tuple[Path, int, int]] = {}
+    templates = chart / "templates"
+    files = sorted(p for p in templates.rglob("*") if p.is_file())[:MAX_TEMPLATES] if templates.is_dir() else []
+    for f in files:
+        text = read(f)
+        if not isinstance(text, str):
+            continue
+        for m in _REF.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            used.setdefault(tuple(m.group(1)[1:].split(".")), (f, line, m.start() - text.rfind("\n", 0, m.start())))
+    if not used:
+        return []
+    out: list[Diagnostic] = []
+    prefixes = {ref[:i] for ref in used for i in range(1, len(ref) + 1)}
+    for ref, (f, line, col) in used.items():
+        node: Any = values
+        for depth, key in enumerate(ref):
+            if not isinstance(node, PosDict):
+                break
+            if key not in node:
+                close = difflib.get_close_matches(key, [str(k) for k in node], n=1, cutoff=0.8)
+                if close and ref[:depth] + (close[0],) not in prefixes:
+                    out.append(diag(f, line, col, "warning", "helm.undefined-value",
+                                    f'.Values.{".".join(ref)}: values.yaml has no "{key}" here (did you mean "{close[0]}"?)'))
+                break
+            node = node[key]
+    _unused(path, values, (), prefixes, out)
+    return out
+
+
+def _unused(path: Path, node: PosDict, at: tuple[str, ...], prefixes: set, out: list[Diagnostic]) -> None:
+    siblings = {p[-1] for p in prefixes if len(p) == len(at) + 1 and p[:-1] == at}
+    for key, value in node.items():
+        here = (*at, str(key))
+        if here in prefixes:
+            if isinstance(value, PosDict):
+                _unused(path, value, here, prefixes, out)
+            continue
+        close = difflib.get_close_matches(str(key), [s for s in siblings if s not in node], n=1, cutoff=0.8)
+        if close:
+            out.append(diag(path, *node.pos(key), "warning", "helm.undefined-value",
+                            f'"{".".join(here)}" is not read by any template, which read "{".".join((*at, close[0]))}" (a typo?)'))
