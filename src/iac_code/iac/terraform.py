@@ -20,6 +20,7 @@ from lark import Tree
 from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.hcl import Attr, Block, Ref, references
 from iac_code.iac.tfmodule import Decl, Module
+from iac_code.iac.tfschema import check_resource
 
 ModuleLoader = Callable[[Path], "Module | None"]
 """Returns the module in a directory (parsed), or None if it has no Terraform files."""
@@ -67,6 +68,7 @@ def check_module(mod: Module, load: ModuleLoader) -> list[Diagnostic]:
             _check_module_call(mod, f, b, load, out)
         if b.type in ("resource", "data", "ephemeral"):
             _check_provider_ref(mod, f, b, out)
+            out += check_resource(f, b)
         _check_body(mod, load, f, b, b, frozenset(), out)
     _check_tfvars(mod, out)
     return out
