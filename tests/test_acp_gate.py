@@ -167,3 +167,18 @@ async def test_a_prompt_while_a_turn_runs_uncancelled_is_still_refused(tmp_path)
         assert getattr(err.value, "code", None) == -32602
         await agent.conn.cancel(session_id=sid)
         assert (await first).stop_reason == "cancelled"
+
+
+async def test_a_cancelled_answer_while_reads_wait_to_run_together_ends_every_call(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (outside / name).write_text(name)
+    reads = [{"type": "tool_use", "name": "read_file", "input": {"path": str(outside / n)}} for n in ("a.txt", "b.txt")]
+    client = RecordingClient(answers=["allow_once", "cancelled"])
+    async with spawn_agent(tmp_path / "proj", script=[{"blocks": reads}, say("after")], client=client) as agent:
+        sid = await agent.new_session()
+        assert (await agent.prompt(sid, "read both")).stop_reason == "cancelled"
+        assert list(agent.final_status(sid).values()) == ["failed", "failed"]  # the first never ran
+        assert (await agent.prompt(sid, "next")).stop_reason == "end_turn"
+    assert "never awaited" not in (tmp_path / "agent-stderr.log").read_text()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 
 from iac_code.agent import compaction, subagent
@@ -107,8 +107,7 @@ class _TurnState:
     streamed: bool = False  # the response in `partial` arrived whole
     interrupted: dict[str, ToolResult] = field(default_factory=dict)  # what cancelled tools had produced
 
-    def flush_text(self) -> None:
-        """Move the text streamed since the last block boundary into `partial`."""
+    def flush_text(self) -> None:  # the text streamed since the last block boundary -> `partial`
         if self.partial_text:
             self.partial.append(TextBlock(text="".join(self.partial_text)))
             self.partial_text = []
@@ -250,25 +249,29 @@ class AgentLoop:
 
     async def _run_tools(self, uses: list[ToolUseBlock], state: _TurnState) -> list[ContentBlock]:
         """Run the calls in order; consecutive admitted read-only and `agent` calls run concurrently."""
-        batch: list[Awaitable[None]] = []
-        for use in uses:
-            call = await self._parse(use)
-            concurrent = call is not None and (call.tool.category == "read" or call.tool.name == "agent")
-            if not concurrent:
-                await _together(batch)
-            if call is None:
-                continue
-            await self.emit(ToolCallUpdated(use.id, title=call.title, kind=call.tool.kind, raw_input=use.input, locations=call.locations))
-            refusal = await self.gate.admit(
-                call.tool, call.params, call.ctx, tool_call_id=use.id, raw_input=use.input, title=call.title, locations=call.locations
-            )
-            if refusal is not None:
-                await self._finish(use, ToolResult.error(refusal))
-            elif concurrent:
-                batch.append(self._execute(call))
-            else:
-                await self._execute(call)
-        await _together(batch)
+        batch: list[Coroutine[None, None, None]] = []
+        try:
+            for use in uses:
+                call = await self._parse(use)
+                concurrent = call is not None and (call.tool.category == "read" or call.tool.name == "agent")
+                if not concurrent:
+                    await _together(batch)
+                if call is None:
+                    continue
+                await self.emit(ToolCallUpdated(use.id, title=call.title, kind=call.tool.kind, raw_input=use.input, locations=call.locations))
+                refusal = await self.gate.admit(
+                    call.tool, call.params, call.ctx, tool_call_id=use.id, raw_input=use.input, title=call.title, locations=call.locations
+                )
+                if refusal is not None:
+                    await self._finish(use, ToolResult.error(refusal))
+                elif concurrent:
+                    batch.append(self._execute(call))
+                else:
+                    await self._execute(call)
+            await _together(batch)
+        finally:
+            for never_started in batch:  # a cancel came first
+                never_started.close()
         return [state.answered[u.id] for u in uses]
 
     async def _parse(self, use: ToolUseBlock) -> _Call | None:
@@ -388,14 +391,12 @@ class AgentLoop:
             await self.emit(Notice(outcome.notice()))
 
 
-async def _together(calls: list[Awaitable[None]]) -> None:
+async def _together(calls: list[Coroutine[None, None, None]]) -> None:
     """Run `calls` concurrently and clear the list; the first that raises cancels the others."""
-    if not calls:
-        return
     pending, calls[:] = list(calls), []
     try:
         async with asyncio.TaskGroup() as group:
             for call in pending:
-                group.create_task(call)  # type: ignore[arg-type]
+                group.create_task(call)
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
