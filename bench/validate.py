@@ -14,6 +14,7 @@ Usage: python bench/validate.py
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -101,13 +102,21 @@ def generate(root: Path, modules: int, files_per_module: int) -> None:
     (root / "calls.tf").write_text(calls)
 
 
-def timed(fn, repeat: int) -> float:
-    samples = []
+def timed(fn, repeat: int) -> tuple[float, float]:
+    """Median wall time and median CPU time (this process and its children) of `fn()`."""
+    walls, cpus = [], []
     for _ in range(repeat):
+        cpu0 = _cpu()
         start = time.perf_counter()
         fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu() - cpu0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def _cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:
@@ -116,8 +125,8 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     for label, path in (("with terraform fmt", env.get("PATH", "")),
                         ("without terraform", os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not (Path(p) / "terraform").exists()))):
-        t = timed(lambda: subprocess.run(cmd, env={**env, "PATH": path}, capture_output=True, check=True), 5)
-        rows.append((f"example project as a command ({label}), start-up included", f"{t * 1000:.0f} ms"))
+        t, cpu = timed(lambda: subprocess.run(cmd, env={**env, "PATH": path}, capture_output=True, check=True), 5)
+        rows.append((f"example project as a command ({label}), start-up included", f"{t * 1000:.0f} ms (CPU {cpu * 1000:.0f} ms)"))
     with tempfile.TemporaryDirectory() as tmp:
         mod = Path(tmp) / "mod50"
         mod.mkdir()
@@ -127,19 +136,21 @@ def main() -> None:
         before = target.read_text()
         after = before.replace("tags       = local.tags", "tags       = local.tag")
         new_problems(target, before, after)  # parses the module once (as the session's earlier edits would)
-        t = timed(lambda: new_problems(target, before, after), 20)
-        rows.append(("post-edit feedback, one edit in a 50-file module (warm cache)", f"{t * 1000:.1f} ms"))
+        t, cpu = timed(lambda: new_problems(target, before, after), 20)
+        rows.append(("post-edit feedback, one edit in a 50-file module (warm cache)", f"{t * 1000:.1f} ms (CPU {cpu * 1000:.1f} ms)"))
         for modules in (50, 100):
             repo = Path(tmp) / f"repo{modules}"
             generate(repo, modules, 10)
             count = sum(1 for _ in repo.rglob("*.tf"))
             cache.clear()
-            start = time.perf_counter()
+            cpu0, start = _cpu(), time.perf_counter()
             diags = validate([repo], Options(terraform_cli=False))
-            t = time.perf_counter() - start
+            t, cpu = time.perf_counter() - start, _cpu() - cpu0
             errors = sum(d.severity == "error" for d in diags)
-            rows.append((f"repository of {count:,} files in {modules} modules (cold cache, {errors} errors)", f"{t:.2f} s ({t / count * 1000:.1f} ms/file)"))
+            rows.append((f"repository of {count:,} files in {modules} modules (cold cache, {errors} errors)",
+                         f"{t:.2f} s, CPU {cpu:.2f} s ({cpu / count * 1000:.1f} ms/file)"))
             shutil.rmtree(repo)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; wall times grow with the load, CPU times less so")
     width = max(len(r[0]) for r in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
