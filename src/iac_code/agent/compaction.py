@@ -91,6 +91,37 @@ def needed(used_tokens: int, context_window: int) -> bool:
     return used_tokens >= context_window * THRESHOLD
 
 
+@dataclass(slots=True)
+class ContextMeter:
+    """How full the context window is during one turn, in tokens.
+
+    `tokens` is what the last model request used (its prompt and its output) and covers the first
+    `messages` messages of the conversation; the messages added since are estimated. `futile` is
+    set once a summary would not have made the conversation smaller: not tried again this turn.
+    """
+
+    tokens: int = 0
+    messages: int = 0
+    futile: bool = False
+
+    def measure(self, usage: Usage, messages: int) -> int:
+        """Record a model request's `usage`, `messages` being the conversation's length with its
+        answer; returns the tokens the conversation now uses."""
+        self.tokens, self.messages = usage.context_tokens + usage.output_tokens, messages
+        return self.tokens
+
+    def due(self, messages: list[Message], context_window: int) -> bool:
+        """Whether `messages` (the conversation) should be compacted before the next request."""
+        used = self.tokens + estimate_tokens(messages[self.messages :]) if self.messages else estimate_tokens(messages)
+        return not self.futile and needed(used, context_window)
+
+    def compacted(self, outcome: Outcome, messages: int) -> None:
+        """Record a compaction's `outcome`, `messages` being the conversation's length after it."""
+        self.futile = not outcome.shrunk
+        if outcome.shrunk:
+            self.tokens, self.messages = outcome.after_tokens, messages
+
+
 def cut_index(messages: list[Message], keep_turns: int, keep_tokens: int | None = None) -> int:
     """Index of the first message kept whole; 0 when there is nothing to summarise.
 

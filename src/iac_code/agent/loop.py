@@ -30,7 +30,6 @@ from iac_code.core.conversation import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    estimate_tokens,
 )
 from iac_code.core.events import (
     EventSink,
@@ -85,7 +84,7 @@ class LoopConfig:
 
 
 @dataclass(slots=True)
-class _Call:
+class _ParsedCall:
     """A parsed tool call with its context, title and locations, before the gate admits it."""
 
     use: ToolUseBlock
@@ -135,9 +134,7 @@ class AgentLoop:
         self.context = context
         self.config = config
         self._state = _TurnState()
-        self._last_context = 0  # tokens of the last request's prompt
-        self._last_count = 0  # messages in the conversation at that request
-        self._compaction_futile = False  # a summary this turn would not have been smaller
+        self._meter = compaction.ContextMeter()
 
     # ----- the turn -----
 
@@ -227,9 +224,8 @@ class AgentLoop:
         if done is None:
             raise ProviderError("incomplete", "the response ended without a final message")
         state.usage.add(done.usage)
-        self._last_context = done.usage.context_tokens + done.usage.output_tokens
-        self._last_count = len(self.conversation.messages) + 1
-        await self.emit(UsageUpdated(used=self._last_context, size=self.provider.context_window(self.config.model)))
+        used = self._meter.measure(done.usage, len(self.conversation.messages) + 1)
+        await self.emit(UsageUpdated(used=used, size=self.provider.context_window(self.config.model)))
         state.partial, state.partial_text = [], []  # only now: a cancel in the emit above keeps the text
         return done
 
@@ -274,7 +270,7 @@ class AgentLoop:
                 never_started.close()
         return [state.answered[u.id] for u in uses]
 
-    async def _parse(self, use: ToolUseBlock) -> _Call | None:
+    async def _parse(self, use: ToolUseBlock) -> _ParsedCall | None:
         """The call `use` ready for the gate; None when it already failed (unknown tool, bad input,
         or a tool that raised computing its title or locations: a tool bug fails its call, not the turn)."""
         tool = self.tools.get(use.name)
@@ -282,7 +278,7 @@ class AgentLoop:
         error, ctx = (params if isinstance(params, str) else ""), self.context()
         if tool is not None and not isinstance(params, str):
             try:
-                return _Call(use, tool, params, ctx, tool.title(params), tool.locations(params, ctx))
+                return _ParsedCall(use, tool, params, ctx, tool.title(params), tool.locations(params, ctx))
             except Exception as exc:
                 log.exception("tool %s failed describing a call", tool.name)
                 error = f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
@@ -291,7 +287,7 @@ class AgentLoop:
         await self._finish(use, ToolResult.error(error))
         return None
 
-    async def _execute(self, call: _Call) -> None:
+    async def _execute(self, call: _ParsedCall) -> None:
         use, ctx = call.use, call.ctx
         await self.emit(ToolCallUpdated(use.id, status="in_progress"))
         ctx.progress = lambda content: self.emit(ToolCallUpdated(use.id, content=content))
@@ -371,10 +367,7 @@ class AgentLoop:
     # ----- context -----
 
     async def _maybe_compact(self) -> None:
-        window = self.provider.context_window(self.config.model)
-        fresh = self.conversation.messages[self._last_count :] if self._last_count else self.conversation.messages
-        used = self._last_context + estimate_tokens(fresh) if self._last_count else estimate_tokens(fresh)
-        if not compaction.needed(used, window) or self._compaction_futile:
+        if not self._meter.due(self.conversation.messages, self.provider.context_window(self.config.model)):
             return
         try:
             outcome = await compaction.compact(self.conversation, self.provider, self.config.model, keep_turns=1)
@@ -385,9 +378,7 @@ class AgentLoop:
             return
         if outcome is not None:
             self._state.usage.add(outcome.usage)
-            self._compaction_futile = not outcome.shrunk  # do not try again in this turn
-            if outcome.shrunk:
-                self._last_context, self._last_count = outcome.after_tokens, len(self.conversation.messages)
+            self._meter.compacted(outcome, len(self.conversation.messages))
             await self.emit(Notice(outcome.notice()))
 
 

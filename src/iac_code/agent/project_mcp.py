@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Literal
 
-from iac_code.agent.permissions import PermissionPrompter, PermissionRequest, every_option, every_option
+from iac_code.agent.permissions import PermissionPrompter, PermissionRequest, every_option
 from iac_code.core.events import EventSink, Location, Notice, TextContent, ToolCallStarted, ToolCallUpdated
 from iac_code.mcp import project
 from iac_code.mcp.project import ProjectServers
