@@ -155,6 +155,8 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     except Exception as exc:  # past 1,000 alternatives: wcmatch's PatternLimitException, not exported
         raise re.error(str(exc)) from None
     return re.compile("|".join(include))
+
+
 def split_literal_prefix(pattern: str) -> tuple[str, str]:
     """Split off the leading directories that hold no glob characters: `modules/vpc/*.tf` ->
     (`modules/vpc`, `*.tf`). The last segment always stays in the pattern."""
