@@ -29,11 +29,15 @@ def _live_members(pgid: int) -> list[int]:
     return members
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-async def test_a_shutdown_signal_stops_running_commands_and_keeps_the_history(tmp_path, signum):
+@pytest.mark.parametrize(
+    ("signum", "trap"),
+    [(signal.SIGTERM, ""), (signal.SIGINT, ""), (signal.SIGHUP, ""), (signal.SIGTERM, "trap '' TERM; ")],
+    ids=["SIGTERM", "SIGINT", "SIGHUP", "SIGTERM-ignored-by-the-command"],
+)
+async def test_a_shutdown_signal_stops_running_commands_and_keeps_the_history(tmp_path, signum, trap):
     project = tmp_path / "proj"
     marker = tmp_path / "pgid"
-    command = f"echo $$ > {marker}; sleep 300; echo never"
+    command = f"{trap}echo $$ > {marker}; sleep 300; echo never"
     script = [{"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]}]
     async with spawn_raw(project, script=script) as agent:
         await agent.initialize()
@@ -46,6 +50,7 @@ async def test_a_shutdown_signal_stops_running_commands_and_keeps_the_history(tm
                 await asyncio.sleep(0.02)
         pgid = int(marker.read_text())
         assert _live_members(pgid), "the command is running"
+        await asyncio.sleep(0.3)  # the turn settled into waiting for the command, as in real use
 
         agent.proc.send_signal(signum)
         status = await asyncio.wait_for(agent.proc.wait(), 20)

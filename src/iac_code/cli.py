@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 
@@ -48,11 +49,27 @@ def _acp(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"iac-code acp: {exc}", file=sys.stderr)
             return 2
-        return 128 + signum if signum else 0
+        return _exit_now(128 + signum if signum else 0)
     from iac_code.acp.stdio import serve_stdio
 
     signum = asyncio.run(serve_stdio(settings))
-    return 128 + signum if signum else 0  # the shell's convention for "ended by a signal"
+    return _exit_now(128 + signum if signum else 0)  # the shell's convention for "ended by a signal"
+
+
+def _exit_now(status: int) -> int:
+    """End the server process at once with `status`, its logs flushed.
+
+    Everything the server owns is already closed (history written, tools and MCP servers
+    stopped); the interpreter's own teardown of every imported module can take a second on a
+    loaded machine, and PROTOCOL.md gives the whole shutdown 2 s.
+    """
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
 
 
 def _headless(args: argparse.Namespace) -> int:

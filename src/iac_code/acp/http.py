@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 from acp.http.asgi import AcpAsgiApp
 from acp.http.protocol import CONNECTION_ID_HEADER, SESSION_ID_HEADER
 
-from iac_code.acp.lifetime import shutdown_signals
+from iac_code.acp.lifetime import let_cleanups_finish, shutdown_signals
 from iac_code.acp.sdk_patch import wire_server
 from iac_code.acp.server import IacAgent
 from iac_code.acp.transport import ParseError, parse_message
@@ -298,4 +298,5 @@ async def _serve(settings: Settings, host: str, port: int, token: str | None) ->
     with shutdown_signals(on_signal) as received:
         await server.serve()
         await asyncio.gather(*stopping)
+        await let_cleanups_finish(0.3)
     return received[0] if received else None

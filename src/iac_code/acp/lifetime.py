@@ -2,7 +2,8 @@
 
 Both transports (`acp/stdio.py`, `acp/http.py`) install them with `shutdown_signals` and answer
 each the same way: stop taking input, `IacAgent.shutdown()` every connection's agent (running
-tools stopped, history written, MCP servers stopped), exit with status 128 + the signal number.
+tools stopped, history written, MCP servers stopped), let what is still cleaning up finish
+(`let_cleanups_finish`, bounded), exit with status 128 + the signal number.
 """
 
 from __future__ import annotations
@@ -40,3 +41,14 @@ def shutdown_signals(on_signal: Callable[[int], None]) -> Iterator[list[int]]:
     finally:
         for sig in SHUTDOWN_SIGNALS:
             loop.remove_signal_handler(sig)
+
+
+async def let_cleanups_finish(timeout: float) -> None:
+    """Wait up to `timeout` seconds for the loop's other tasks (a cancelled tool stopping its
+    processes, a last update being written) to end; what is still running is then cancelled by
+    `asyncio.run` on the way out."""
+    others = asyncio.all_tasks() - {asyncio.current_task()}
+    if others:
+        _, late = await asyncio.wait(others, timeout=timeout)
+        if late:
+            log.warning("%d task(s) still running at exit", len(late))

@@ -23,7 +23,7 @@ from typing import Any
 
 import acp
 
-from iac_code.acp.lifetime import shutdown_signals
+from iac_code.acp.lifetime import let_cleanups_finish, shutdown_signals
 from iac_code.acp.server import IacAgent
 from iac_code.acp.transport import ParseError, WireTransport, error_reply, parse_message
 from iac_code.config import Settings
@@ -31,6 +31,8 @@ from iac_code.config import Settings
 log = logging.getLogger(__name__)
 
 CHUNK_BYTES = 256 * 1024
+CLEANUP_SECONDS = 0.8
+"""After the agent's shutdown, how long cancelled tools may take to stop their processes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,4 +202,5 @@ async def serve_stdio(settings: Settings) -> int | None:
             await acp.run_agent(agent, WireTransport(stdio, on_end=agent.shutdown), use_unstable_protocol=True)
         finally:
             await agent.shutdown()  # a second time is a no-op; here for an exception out of the SDK
+            await let_cleanups_finish(CLEANUP_SECONDS)
     return received[0] if received else None

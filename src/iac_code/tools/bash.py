@@ -202,11 +202,16 @@ async def _pump(reader: asyncio.StreamReader, output: Capture, ctx: ToolContext)
 
 
 async def _stop_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, then SIGKILL it after KILL_GRACE; wait for the shell."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    """SIGTERM the process group, then SIGKILL it after KILL_GRACE; wait for the shell.
+
+    The SIGKILL is sent even when this is cancelled during the grace (the server shutting down).
+    """
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), KILL_GRACE)
+    finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        if sig == signal.SIGTERM:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), KILL_GRACE)
+            os.killpg(proc.pid, signal.SIGKILL)
     await proc.wait()
