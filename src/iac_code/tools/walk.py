@@ -1,6 +1,8 @@
 """Walking a directory tree the way `glob` and `grep` search it, and glob patterns.
 
-The walk (`walk_files`) sees the files that `rg --files --hidden --no-require-git` lists:
+The walk (`walk_files`) sees the files that `rg --files --hidden --no-require-git
+--no-ignore-global --no-ignore-exclude --no-ignore-dot --glob=!.git` lists (tests/tools/test_walk.py
+compares the two):
 
 - every `.gitignore` in the tree and in each directory above it applies to its own directory
   and below, with git's precedence (a deeper file overrides a shallower one; within a file the
