@@ -264,8 +264,11 @@ async def test_load_reconnects_the_servers_and_stops_the_replaced_ones(tmp_path)
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
         await agent.prompt(session, "before")
         [old] = pids(workdir)
+        replayed_from = len(agent.updates(session))
         await agent.conn.load_session(cwd=str(workdir), session_id=session, mcp_servers=[stdio()])
         assert not alive(old)
+        replayed = [u.title for u in agent.updates(session)[replayed_from:] if isinstance(u, ToolCallStart)]
+        assert replayed == ["probe: echo"]
         result = await agent.prompt(session, "after")
         new = [p for p in pids(workdir) if p != old]
         said = agent.text(session)

@@ -29,6 +29,7 @@ from iac_code.core.events import (
     UserAttachment,
     UserText,
 )
+from iac_code.mcp.tool import title_from_name
 from iac_code.tools.base import ToolContext, ToolReplay
 from iac_code.tools.registry import ToolRegistry
 
@@ -63,7 +64,7 @@ def _tool_call(use: ToolUseBlock, result: ToolResultBlock | None, tools: ToolReg
     tool = tools.get(use.name)
     params = tool.parse(use.input) if tool else None
     valid = params if params is not None and not isinstance(params, str) else None
-    title = tool.title(valid) if tool else use.name
+    title = tool.title(valid) if tool else (title_from_name(use.name) or use.name)
     locations = tool.locations(valid, ctx) if tool and valid is not None else []
     failed = result is None or result.is_error
     output = result.content if result is not None else ""

@@ -45,6 +45,15 @@ def tool_name(server: str, tool: str) -> str:
     return _UNSAFE.sub("_", f"mcp__{server}__{tool}")[:128]
 
 
+def title_from_name(name: str) -> str | None:
+    """"<server>: <tool>" for a name `mcp__<server>__<tool>` (None for other names), for calls
+    whose server is not connected (e.g. replayed by `session/load`)."""
+    if not name.startswith("mcp__"):
+        return None
+    server, sep, tool = name[len("mcp__") :].partition("__")
+    return f"{server}: {tool}" if sep and server and tool else None
+
+
 class McpArguments(ToolInput):
     """The call's arguments as the model gave them; the server validates them against its schema."""
 
