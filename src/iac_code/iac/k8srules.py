@@ -138,11 +138,14 @@ def _resources(path: Path, res: PosDict, out: list[Diagnostic]) -> None:
 
 
 def _service_ports(path: Path, spec: PosDict, out: list[Diagnostic]) -> None:
+    """Service port names are DNS-1123 labels (up to 63), unlike container port names."""
     ports = spec.get("ports")
     if isinstance(ports, PosList):
         for p in ports:
-            if isinstance(p, PosDict) and isinstance(p.get("name"), str):
-                _port_name(path, p, out)
+            name = p.get("name") if isinstance(p, PosDict) else None
+            if isinstance(name, str) and (not _LABEL_1123.match(name) or len(name) > 63):
+                out.append(diag(path, *p.pos("name"), "error", "k8s.name",
+                                f'Service port name "{name}" must be a DNS-1123 label (lowercase letters, digits and "-")'))
 
 
 def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:

@@ -80,16 +80,16 @@ def check(path: Path, doc: PosDict, version: str | None = None) -> list[Diagnost
         missing = "kind" if not isinstance(kind, str) else "apiVersion"
         out.append(diag(path, doc.line, doc.column, "error", "k8s.structure", f"the object has no {missing}"))
         return out
-    meta = doc.get("metadata")
-    if not kind.endswith("List") and not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName"))):
-        line, col = doc.pos("metadata") if "metadata" in doc else (doc.line, doc.column)
-        out.append(diag(path, line, col, "error", "k8s.structure", f"the {kind} has no metadata.name"))
     validator = _validator(clamp_version(version), kind, api)
     if validator is None:
         line, col = doc.pos("kind")
         out.append(diag(path, line, col, "info", "k8s.unknown-kind",
                         f"no bundled schema for {kind} ({api}); not checked (a custom resource?)"))
         return out
+    meta = doc.get("metadata")
+    if not kind.endswith("List") and not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName"))):
+        line, col = doc.pos("metadata") if "metadata" in doc else (doc.line, doc.column)
+        out.append(diag(path, line, col, "error", "k8s.structure", f"the {kind} has no metadata.name"))
     seen = set()
     for err in validator.iter_errors(doc):
         for line, col, message in _describe(doc, err):

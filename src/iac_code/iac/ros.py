@@ -20,7 +20,7 @@ from iac_code.iac.yamlsyntax import PosDict, PosList
 VERSION = "2015-09-01"
 SECTIONS = {"ROSTemplateFormatVersion", "Description", "Metadata", "Parameters", "Mappings", "Conditions",
             "Resources", "Outputs", "Rules", "Locals", "Transform", "Workspace", "Hooks"}
-RESOURCE_KEYS = {"Type", "Properties", "DependsOn", "Condition", "DeletionPolicy", "Metadata", "Count",
+RESOURCE_KEYS = {"Type", "Properties", "DependsOn", "Condition", "DeletionPolicy", "Metadata", "Count", "Version",
                  "UpdatePolicy", "CreationPolicy", "Description", "DependsOnOnDelete"}
 TYPE_PREFIXES = ("ALIYUN::", "DATASOURCE::", "MODULE::", "Custom::")
 _SUB_VAR = re.compile(r"\$\{([^}!][^}]*)\}")
@@ -48,8 +48,9 @@ def check(path: Path, doc: PosDict) -> list[Diagnostic]:
     resources = _section(doc, "Resources", report)
     conditions = _section(doc, "Conditions", report)
     locals_ = doc.get("Locals") if isinstance(doc.get("Locals"), dict) else {}
-    if "Resources" not in doc:
-        report((doc.line, doc.column), "ros.structure", "the template has no Resources section")
+    transformed = "Transform" in doc  # Aliyun::Serverless, Aliyun::Terraform: other resource shapes
+    if "Resources" not in doc and not transformed:
+        report((doc.line, doc.column), "ros.structure", "the template has no Resources section", "warning")
     for name, p in params.items():
         if not isinstance(p, PosDict):
             report(params.pos(name), "ros.structure", f'parameter "{name}" must be a mapping with a Type')
@@ -57,9 +58,11 @@ def check(path: Path, doc: PosDict) -> list[Diagnostic]:
         if "Type" not in p:
             report(params.pos(name), "ros.structure", f'parameter "{name}" has no Type')
         allowed = p.get("AllowedValues")
-        if "Default" in p and isinstance(allowed, list) and allowed and p["Default"] not in allowed and str(p["Default"]) not in map(str, allowed):
+        default = p.get("Default")
+        if default is not None and isinstance(allowed, list) and allowed and default not in allowed \
+                and _text(default) not in {_text(a) for a in allowed}:
             report(p.pos("Default"), "ros.structure", f'parameter "{name}": Default {p["Default"]!r} is not among AllowedValues {list(allowed)}')
-    for name, r in resources.items():
+    for name, r in resources.items() if not transformed else ():
         if not isinstance(r, PosDict):
             report(resources.pos(name), "ros.structure", f'resource "{name}" must be a mapping with a Type')
             continue
@@ -68,11 +71,9 @@ def check(path: Path, doc: PosDict) -> list[Diagnostic]:
             report(resources.pos(name), "ros.structure", f'resource "{name}" has no Type')
         elif not rtype.startswith(TYPE_PREFIXES):
             report(r.pos("Type"), "ros.resource-type", f'resource "{name}": "{rtype}" is not a ROS type (ALIYUN::Service::Resource)')
-        elif rtype.count("::") != 2:
-            report(r.pos("Type"), "ros.resource-type", f'resource "{name}": "{rtype}" is not of the form ALIYUN::Service::Resource')
         for key in r:
             if key not in RESOURCE_KEYS:
-                report(r.pos(key), "ros.structure", f'resource "{name}" has an unknown attribute "{key}"{_hint(str(key), RESOURCE_KEYS)}')
+                report(r.pos(key), "ros.structure", f'resource "{name}" has an unknown attribute "{key}"{_hint(str(key), RESOURCE_KEYS)}', "warning")
         deps = r.get("DependsOn")
         for dep, pos in _items(deps, r.pos("DependsOn")):
             if isinstance(dep, str) and dep not in resources:
@@ -86,10 +87,10 @@ def check(path: Path, doc: PosDict) -> list[Diagnostic]:
             report(outputs.pos(name), "ros.structure", f'output "{name}" has no Value')
     targets = set(params) | set(resources) | set(locals_)
     used: set[str] = set()
-    for section in ("Resources", "Outputs", "Conditions", "Locals", "Rules", "Metadata"):
+    for section in ("Resources", "Outputs", "Conditions", "Locals", "Rules", "Metadata") if not transformed else ():
         if section in doc:
-            _walk(doc[section], (doc.line, doc.column), targets, set(resources), set(conditions), used, report)
-    for name in params:
+            _walk(doc[section], (doc.line, doc.column), targets, set(resources) | set(locals_), set(conditions), used, report)
+    for name in params if not transformed else ():
         if name not in used and not _mentioned_in_metadata(doc, name):
             report(params.pos(name), "ros.unused-parameter", f'parameter "{name}" is declared but never used', "warning")
     out += _cidr_checks(path, params, resources)
@@ -118,6 +119,8 @@ def _items(value: Any, pos: tuple[int, int]):
 
 def _walk(node: Any, pos: tuple[int, int], targets: set[str], resources: set[str], conditions: set[str],
           used: set[str], report) -> None:
+    if isinstance(node, PosDict) and ("ROSTemplateFormatVersion" in node or "FormatVersion" in node):
+        return  # a nested template (a Stack's TemplateBody, an OOS template): its own scope
     if isinstance(node, PosDict):
         for key, value in node.items():
             kpos = node.pos(key)
@@ -210,6 +213,10 @@ def _net(value: str | None):
         return ipaddress.IPv4Network(value, strict=True)
     except ValueError:
         return None
+
+
+def _text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _hint(name: str, names) -> str:
