@@ -39,6 +39,7 @@ from iac_tui.screens.settings import SettingPicker
 from iac_tui.sessions import SessionManager, error_text
 from iac_tui.state import Setting, SessionState
 from iac_tui.stderr_log import new_log_path
+from iac_tui.widgets.badge import FollowBadge
 from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.permission import PermissionQuestion, describe
@@ -85,6 +86,7 @@ class IacTui(App[None]):
         Binding("ctrl+o", "toggle_outputs", "Outputs"),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
         Binding("f1", "help", "Help"),
+        Binding("end", "follow", "Follow", priority=True),
     ]
 
     busy: var[bool] = var(False, bindings=True)
@@ -140,6 +142,7 @@ class IacTui(App[None]):
     def compose(self) -> ComposeResult:
         yield Conversation(self.project)
         with Vertical(id="input-area"):
+            yield FollowBadge()
             yield WorkingIndicator(animate=self.animations)
             yield CompletionList()
             yield PermissionQuestion(last_typed=lambda: self.prompt.last_key_at)
@@ -446,6 +449,7 @@ class IacTui(App[None]):
         self.bell()
 
     def on_permission_question_changed(self, message: PermissionQuestion.Changed) -> None:
+        self._refresh_badge()
         prompt = self.prompt
         prompt.disabled = message.pending > 0
         if message.pending:
@@ -457,6 +461,23 @@ class IacTui(App[None]):
 
     def on_permission_question_typed(self, message: PermissionQuestion.Typed) -> None:
         self.prompt.append(message.text)
+
+    # ----- following the conversation's bottom -----
+
+    def on_conversation_follow_changed(self, message: Conversation.FollowChanged) -> None:
+        self._refresh_badge()
+        self.refresh_bindings()
+
+    def on_follow_badge_clicked(self, message: FollowBadge.Clicked) -> None:
+        self.action_follow()
+
+    def _refresh_badge(self) -> None:
+        conversation = self.conversation
+        asking = self.query_one(PermissionQuestion).current is not None
+        self.query_one(FollowBadge).show_state(conversation.following, conversation.unread, asking)
+
+    def action_follow(self) -> None:
+        self.conversation.follow()
 
     # ----- the agent stopped -----
 
@@ -489,6 +510,9 @@ class IacTui(App[None]):
             return self.state.setting(str(parameters[0])) is not None
         if action in ("sessions", "new_session"):
             return self.agent_state == "ready"
+        if action == "follow":  # hidden while following, so that `end` stays the prompt box's key
+            found = self.query(Conversation)
+            return bool(found) and not found.first().following
         return True
 
     def action_help(self) -> None:

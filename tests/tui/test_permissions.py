@@ -159,7 +159,7 @@ async def test_typed_sentences_never_answer_the_question(ws):
             assert not request.reply.done, sentence
             assert not (ws.project / f"{len(sentence)}.tf").exists()
             assert not question.letters and question.highlighted is None
-            assert "Letter keys are off" in str(question.query_one(".question-hint").render())
+            assert "Letters off (you were typing)" in str(question.query_one(".question-hint").render())
             assert app.prompt.disabled and sentence in app.prompt.text
             await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
             await pilot.pause(0.2)

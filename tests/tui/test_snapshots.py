@@ -285,3 +285,58 @@ def test_demo_edit_awaiting_permission(snap_compare, tmp_path, monkeypatch):
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=(120, 44), run_before=run)
+
+
+def test_question_with_letters_suspended(snap_compare, ws):
+    """Typing while the question is pending: the letters are off, the typed text is in the draft."""
+
+    async def run(pilot):
+        await ready(pilot)
+        await send(pilot, "Export the bucket ARN")
+        await wait_for_permission(pilot)
+        await pilot.press("w", "a", "i", "t")
+        await pilot.pause(0.3)
+
+    app = ws.app(write_turns(), cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(80, 30), run_before=run)  # all of it fits: no scrollbar to race with
+    assert not (ws.project / "outputs.tf").exists()
+
+
+def test_question_while_scrolled_up(snap_compare, ws):
+    """A question that arrives while the person reads further up: docked, with the badge."""
+    long_text = "\n\n".join(f"Step {i}: looking at the bucket's configuration." for i in range(25))
+    turns = [  # slow enough that the person has scrolled up long before the tool call comes
+        {"blocks": [{"type": "text", "text": long_text}, write_turns()[0]["blocks"][1]], "chunk_delay_ms": 40},
+        write_turns()[1],
+    ]
+
+    async def run(pilot):
+        await ready(pilot)
+        await send(pilot, "Export the bucket ARN")
+        conversation = pilot.app.conversation
+        await wait_until(pilot, lambda: conversation.max_scroll_y > 5, what="a long answer")
+        conversation.scroll_home(animate=False)
+        await wait_for_permission(pilot)
+        await pilot.pause(0.3)
+
+    app = ws.app(turns, cwd_label=LABEL)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_demo_question_at_80x24(snap_compare, tmp_path, monkeypatch):
+    """The demo's first edit at 80x24: the plan stays above the call awaiting approval."""
+    from iac_code.demo import DEMO_PROMPT, prepare
+
+    project, env = prepare(tmp_path / "demo")
+    monkeypatch.setenv("PATH", env.pop("PATH"))
+    app = iac_tui.app.IacTui(
+        project, env=env, animations=False, log_dir=tmp_path / "logs", history_file=None, cwd_label="~/work/alicloud-network", initial_prompt=DEMO_PROMPT
+    )
+
+    async def run(pilot):
+        await ready(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.query_one(PermissionQuestion).current is not None, timeout=60)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)

@@ -1,4 +1,9 @@
-"""The conversation: a scrolling column of blocks that sticks to the bottom while it grows.
+"""The conversation: a scrolling column of blocks that follows its bottom while it grows.
+
+It follows new output unless the person scrolls up (Textual's anchor, released by a scroll);
+scrolling back to the bottom, `follow()`, sending a prompt or entering another session follow
+again. While it does not follow, it counts the blocks added below (`unread`) and posts
+`FollowChanged` on every change (for the badge).
 
 Blocks are user messages, agent messages, thoughts, tool-call panels, plans and notes. Text
 chunks go to the open message or thought (a new block starts when the kind of content changes);
@@ -13,11 +18,13 @@ the top says so. The session itself is untouched: loading it again shows everyth
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widget import Widget
 
 from iac_tui import config
@@ -38,6 +45,13 @@ class Conversation(VerticalScroll, can_focus=False):
     """The conversation view of one session; `root` is the project dir (for relative paths);
     `max_rows` (default `config.max_conversation_rows()`) bounds what it keeps."""
 
+    @dataclass
+    class FollowChanged(Message):
+        """Following the bottom started or stopped, or `unread` blocks were added below the view."""
+
+        following: bool
+        unread: int
+
     def __init__(self, root: Path, max_rows: int | None = None) -> None:
         super().__init__(id="conversation")
         self.root = root
@@ -48,9 +62,36 @@ class Conversation(VerticalScroll, can_focus=False):
         self._tools: dict[str, ToolCallPanel] = {}
         self._plan: PlanView | None = None
         self._terminals: dict[str, Any] = {}  # client terminals by id (`iac_tui.terminals.Terminal`)
+        self.following = True
+        self.unread = 0
 
     def on_mount(self) -> None:
         self.anchor()
+
+    # ----- following the bottom -----
+
+    def follow(self) -> None:
+        """Follow the bottom again (scrolls to the end)."""
+        self.anchor()
+        self._set_following(True)
+
+    def release_anchor(self) -> None:
+        """A scroll away from the end (by the person): stop following."""
+        super().release_anchor()
+        self._set_following(False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self.following and new_value >= self.max_scroll_y:  # back at the bottom: Textual re-anchors too
+            self._set_following(True)
+
+    def _set_following(self, following: bool) -> None:
+        changed = following != self.following or (following and self.unread)
+        if following:
+            self.unread = 0
+        self.following = following
+        if changed:
+            self.post_message(self.FollowChanged(following, self.unread))
 
     @property
     def blocks(self) -> list[Widget]:
@@ -59,6 +100,9 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def _add(self, widget: Widget) -> None:
         await self.mount(widget)
+        if not self.following:
+            self.unread += 1
+            self.post_message(self.FollowChanged(False, self.unread))
         if not self._prune_pending:
             self._prune_pending = True
             self.call_after_refresh(self._prune)
@@ -124,7 +168,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._plan = None
         message = UserMessage(text, attachments)
         await self._add(message)
-        self.anchor()
+        self.follow()
         return message
 
     async def _replayed_user(self) -> UserMessage:
@@ -179,6 +223,8 @@ class Conversation(VerticalScroll, can_focus=False):
         panel = await self.tool_call(tool_call)
         panel.set_awaiting_permission(True)
         reply.future.add_done_callback(lambda _: panel.set_awaiting_permission(False))
+        if self._plan is not None and self._plan.is_attached:
+            self._place_plan()
         return panel
 
     async def terminal_output(self, terminal: Any) -> None:
@@ -189,7 +235,8 @@ class Conversation(VerticalScroll, can_focus=False):
                 await panel.terminal_changed()
 
     async def plan(self, entries: list[Any]) -> PlanView:
-        """The turn's plan: updated in place, and moved to the bottom if other blocks followed it.
+        """The turn's plan: updated in place, and moved to the bottom if other blocks followed it,
+        but never below a tool call that awaits approval (it would push the diff off the screen).
 
         A tool call running when the plan arrives is the one that published it: its output
         (the same list as text) is folded.
@@ -204,10 +251,22 @@ class Conversation(VerticalScroll, can_focus=False):
             await self._add(self._plan)
             return self._plan
         self._plan.set_entries(entries)
-        if self.children and self.children[-1] is not self._plan:
-            await self.close_open()
-            self.move_child(self._plan, after=self.children[-1])
+        await self.close_open()
+        self._place_plan()
         return self._plan
+
+    def _place_plan(self) -> None:
+        """Put the plan at the bottom, or just above the first tool call awaiting approval."""
+        plan = self._plan
+        assert plan is not None
+        children = list(self.children)
+        awaiting = next((c for c in children if isinstance(c, ToolCallPanel) and c.awaiting_permission), None)
+        if awaiting is not None:
+            index = children.index(awaiting)
+            if index == 0 or children[index - 1] is not plan:
+                self.move_child(plan, before=awaiting)
+        elif children[-1] is not plan:
+            self.move_child(plan, after=children[-1])
 
     async def note(self, text: str, variant: str = "info") -> Note:
         """A note (stop reason, error, session event)."""
@@ -226,7 +285,7 @@ class Conversation(VerticalScroll, can_focus=False):
         await self.close_open()
         block = AgentError(reason, stderr_tail, log_path)
         await self._add(block)
-        self.anchor()
+        self.follow()
         return block
 
     async def clear(self) -> None:
@@ -237,6 +296,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._plan = None
         self.pruned = 0
         await self.remove_children()
+        self.follow()
 
     def interrupt_unfinished(self) -> int:
         """Mark every tool call still pending or running as interrupted (the turn or the agent

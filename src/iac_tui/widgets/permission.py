@@ -244,11 +244,11 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
             else:
                 parts.append(Content.from_markup("  [dim] $key [/dim] $name", key=key, name=option.name))
         self.query_one(".question-options", Static).update(Content("\n").join(parts))
-        review = " · ctrl+d diffs full screen" if self.changes() else ""
+        review = " · ctrl+d full screen" if self.changes() else ""
         if self.letters:
             hint = f"[dim]a/A/r/R, or ↑↓ and enter · esc cancels the turn{review}[/dim]"
         else:
-            hint = f"[$text-warning]Letter keys are off (you were typing): choose with ↑↓, then enter[/] [dim]· esc cancels the turn{review}[/dim]"
+            hint = f"[$text-warning]Letters off (you were typing): pick with ↑↓, then enter[/] [dim]· esc cancels{review}[/dim]"
         self.query_one(".question-hint", Static).update(Content.from_markup(hint))
 
     # ----- keys -----

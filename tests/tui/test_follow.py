@@ -1,0 +1,136 @@
+"""The conversation follows its bottom, and the permission question is always in view.
+
+Against the real agent: the demo's every question at 80x24 and 120x40 (answered with `a`,
+`A` or `r` first), and a question that arrives while the person reads further up.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.errors import NoWidget
+
+from iac_tui.widgets.badge import FollowBadge
+from iac_tui.widgets.diff import EditDiff
+from iac_tui.widgets.plan import PlanView
+from iac_tui.widgets.tool_call import ToolCallPanel
+from test_demo import demo_app
+from tui_support import pending_question, ready, send, turn_done, wait_until
+
+
+def visible_rows(widget) -> int:
+    """How many of the widget's rows are on screen (0 when scrolled out of view)."""
+    try:
+        geometry = widget.screen.find_widget(widget)
+    except NoWidget:
+        return 0
+    return geometry.region.intersection(geometry.clip).height
+
+
+def assert_question_in_view(app, question) -> None:
+    """The question is whole on screen and the call it asks about (its diff, if any) shows too."""
+    assert question.display and visible_rows(question) == question.outer_size.height > 3
+    panel = next(p for p in app.query(ToolCallPanel) if p.awaiting_permission)
+    assert visible_rows(panel) > 0, f"the panel of {panel.title!r} is off screen"
+    for diff in panel.query(EditDiff):
+        assert visible_rows(diff) > 0, f"the diff of {panel.title!r} is off screen"
+    plans = list(app.query(PlanView))
+    if plans:
+        blocks = app.conversation.blocks
+        assert blocks.index(plans[0]) < blocks.index(panel), "the plan was put below the call awaiting approval"
+    assert app.conversation.following
+
+
+@pytest.mark.parametrize(
+    ("size", "first"),
+    [((80, 24), "a"), ((120, 40), "a"), ((80, 24), "A"), ((120, 40), "A"), ((80, 24), "r"), ((120, 40), "r")],
+    ids=["80x24-a", "120x40-a", "80x24-A", "120x40-A", "80x24-r", "120x40-r"],
+)
+async def test_every_demo_question_is_in_view(tmp_path, monkeypatch, size, first):
+    app, _ = demo_app(tmp_path, monkeypatch)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        answered = 0
+        while True:
+            found = await wait_until(
+                pilot,
+                lambda: (app.query_one("#question").current is not None and "question") or (app.turns_ended == app.turns_started and not app.busy and "done"),
+                timeout=60,
+                what="a question or the end of the turn",
+            )
+            if found == "done":
+                break
+            question = await pending_question(pilot)
+            await pilot.pause(0.2)
+            assert_question_in_view(app, question)
+            request = question.current.request
+            await pilot.press(first if answered == 0 else "a")
+            await wait_until(pilot, lambda: request.reply.done, what="the answer")
+            answered += 1
+        await turn_done(pilot)
+        assert answered >= (1 if first == "r" else 2)  # the scripted demo stops after a rejection
+        assert app.conversation.following and not app.query_one(FollowBadge).display
+
+
+SLOW_TEXT = "\n\n".join(f"Paragraph {i}: checking the configuration before writing." for i in range(30))
+
+
+async def test_a_question_arriving_while_scrolled_up_is_docked_and_badged(ws):
+    turns = [
+        {"blocks": [{"type": "text", "text": SLOW_TEXT}, {"type": "tool_use", "name": "write_file", "input": {"path": "notes.tf", "content": "# n\n"}}], "chunk_delay_ms": 20},
+        {"blocks": [{"type": "text", "text": "Written."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write notes")
+        conversation = app.conversation
+        await wait_until(pilot, lambda: conversation.max_scroll_y > 5, what="more text than the screen holds")
+        assert conversation.following
+        conversation.scroll_home(animate=False)  # the person scrolls up to read
+        await pilot.pause(0.1)
+        assert not conversation.following
+        question = await pending_question(pilot)
+        await pilot.pause(0.2)
+        badge = app.query_one(FollowBadge)
+        assert question.display and visible_rows(question) == question.outer_size.height
+        assert badge.display and visible_rows(badge) == 1
+        assert "↓ 1 new · permission needed" in str(badge.render())  # the tool panel came below
+        assert conversation.scroll_y == 0  # no jump: the person reads on
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert conversation.following and not badge.display
+        assert conversation.scroll_y == conversation.max_scroll_y
+        assert_question_in_view(app, question)
+        await pilot.press("a")
+        await turn_done(pilot)
+        assert (ws.project / "notes.tf").exists()
+        assert conversation.following and conversation.scroll_y == conversation.max_scroll_y
+
+
+async def test_new_blocks_below_are_counted_while_scrolled_up(ws):
+    turns = [
+        {"blocks": [{"type": "text", "text": SLOW_TEXT}, {"type": "tool_use", "name": "glob", "input": {"pattern": "*.tf"}}]},
+        {"blocks": [{"type": "text", "text": "Listed."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first")
+        await turn_done(pilot)
+        conversation = app.conversation
+        conversation.scroll_home(animate=False)
+        await pilot.pause(0.1)
+        app.prompt.load_text("second")
+        app.prompt.focus()
+        await pilot.press("enter")  # sending a prompt follows again
+        await turn_done(pilot)
+        assert conversation.following
+        conversation.scroll_home(animate=False)
+        await pilot.pause(0.1)
+        badge = app.query_one(FollowBadge)
+        assert badge.display and "newer output below" in str(badge.render())
+        await pilot.press("end")
+        await pilot.pause(0.1)
+        assert conversation.following and not badge.display
+        assert app.prompt.text == ""  # `end` went to the conversation, not the prompt box
