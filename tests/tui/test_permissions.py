@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from iac_tui.widgets.note import Note
 from iac_tui.widgets.tool_call import ToolCallPanel
 from tui_support import pending_question, ready, send, turn_done
@@ -141,35 +143,34 @@ async def test_escape_cancels_a_pending_permission(ws):
 SENTENCES = ["wait, what is", "Are you sure?", "rather not", "Really? A whole file", "ok, allow it"]
 
 
-async def test_typed_sentences_never_answer_the_question(ws):
+@pytest.mark.parametrize("sentence", SENTENCES)
+async def test_typed_sentences_never_answer_the_question(ws, sentence):
     """Sentences full of a, A, r and R typed while the question is pending: nothing is written,
     the letters are suspended, the text goes to the draft, and arrows + enter still answer."""
-    for sentence in SENTENCES:
-        app = ws.app(write_turns(path=f"{len(sentence)}.tf"))
-        async with app.run_test(size=(100, 40)) as pilot:
-            await ready(pilot)
-            app.prompt.load_text("draft: ")
-            await pilot.press("end")
-            await send_keeping_draft(pilot, "write notes")
-            question = await pending_question(pilot)
-            assert question.letters
-            await pilot.press(*keys_of(sentence))
-            await pilot.pause(0.2)
-            request = question.current.request
-            assert not request.reply.done, sentence
-            assert not (ws.project / f"{len(sentence)}.tf").exists()
-            assert not question.letters and question.highlighted is None
-            assert "Letters off (you were typing)" in str(question.query_one(".question-hint").render())
-            assert app.prompt.disabled and sentence in app.prompt.text
-            await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
-            await pilot.pause(0.2)
-            assert not request.reply.done
-            await pilot.press("down", "down", "down", "enter")  # (nothing) -> allow once -> allow always -> reject once
-            await turn_done(pilot)
-            assert request.reply.future.result() == "reject_once"
-            assert not (ws.project / f"{len(sentence)}.tf").exists()
-            assert not app.prompt.disabled and app.focused is app.prompt
-            assert app.prompt.text.endswith(sentence)
+    app = ws.app(write_turns())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        app.prompt.load_text("draft: ")
+        await send_keeping_draft(pilot, "write notes")
+        question = await pending_question(pilot)
+        assert question.letters
+        await pilot.press(*keys_of(sentence))
+        await pilot.pause(0.2)
+        request = question.current.request
+        assert not request.reply.done
+        assert not (ws.project / "notes.tf").exists()
+        assert not question.letters and question.highlighted is None
+        assert "Letters off (you were typing)" in str(question.query_one(".question-hint").render())
+        assert app.prompt.disabled and app.prompt.text == "draft: " + sentence
+        await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
+        await pilot.pause(0.2)
+        assert not request.reply.done
+        await pilot.press("down", "down", "down", "enter")  # (nothing) -> allow once -> allow always -> reject once
+        await turn_done(pilot)
+        assert request.reply.future.result() == "reject_once"
+        assert not (ws.project / "notes.tf").exists()
+        assert not app.prompt.disabled and app.focused is app.prompt
+        assert app.prompt.text == "draft: " + sentence
 
 
 def keys_of(text: str) -> list[str]:
