@@ -21,6 +21,7 @@ from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.hcl import Attr, Block, Ref, references
 from iac_code.iac.tfmodule import Decl, Module
 from iac_code.iac.tfschema import check_resource
+from iac_code.iac.tfstatic import check_block
 
 ModuleLoader = Callable[[Path], "Module | None"]
 """Returns the module in a directory (parsed), or None if it has no Terraform files."""
@@ -50,6 +51,7 @@ def check_module(mod: Module, load: ModuleLoader) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for decl in mod.blocks:
         b, f = decl.block, decl.file
+        out += check_block(f, b)
         if b.type in ("terraform", "moved", "removed"):
             _duplicate_attrs(f, b, out)
             continue
