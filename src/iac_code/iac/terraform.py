@@ -162,9 +162,7 @@ def _skipped(top: Block, b: Block, a: Attr) -> bool:
         return True
     if top.type == "module" and a.name in ("providers", "source", "version"):
         return True
-    if top.type == "import" and a.name in ("to", "provider"):
-        return True
-    return False
+    return top.type == "import" and a.name in ("to", "provider")
 
 
 def _check_ref(mod: Module, load: ModuleLoader, r: Ref, ctx: _Ctx, out: list[Diagnostic]) -> None:
@@ -260,7 +258,7 @@ def _source(b: Block) -> str | None:
 def local_source_dir(mod: Module, b: Block) -> Path | None:
     """The directory of a module call's local `source` ("./…" or "../…"), or None."""
     src = _source(b)
-    if src is None or not (src.startswith("./") or src.startswith("../")):
+    if src is None or not src.startswith(("./", "../")):
         return None
     return (mod.dir / src).resolve()
 

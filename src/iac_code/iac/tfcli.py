@@ -72,7 +72,7 @@ def fmt_finish(started: tuple[subprocess.Popen, list[Path]] | None) -> list[Diag
     for text in stdout.splitlines():
         if text.startswith("--- "):
             name = text[4:].strip()
-            name = name[4:] if name.startswith("old/") else name
+            name = name.removeprefix("old/")
             current = by_name.get(name) or by_name.get(Path(name).name)
             line = None
         elif current is not None and line is None and (m := _HUNK.match(text)):

@@ -9,12 +9,18 @@ not knowable is `UNKNOWN`, and checks skip it (no guessing, no false errors).
 from __future__ import annotations
 
 import ipaddress
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lark import Token, Tree
+
+from iac_code.iac.tffunctions import (
+    NOT_MODELLED,
+    EvalFailure,
+    list_subnet,
+    pure_function,
+)
 
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
 
@@ -49,10 +55,6 @@ class LList(list):
 
 class SetList(LList):
     """A set value (from `toset()` or a `set(...)`-typed variable), kept as a list."""
-
-
-class EvalFailure(Exception):
-    """Terraform would fail evaluating this (e.g. `regex` without a match); `can()` catches it."""
 
 
 def _placed(value: Any, cls: type, file: Path | None, node: Tree) -> Any:
@@ -308,17 +310,17 @@ def _call(node: Tree, env: Env) -> Any:
     if any(a is UNKNOWN for a in args):
         return UNKNOWN
     tok = idents[0].children[0]
-    simple = _simple(name, args)
-    if simple is not UNKNOWN:
+    simple = pure_function(name, args)
+    if simple is not NOT_MODELLED:
         return simple
     if name == "cidrsubnet" and len(args) == 3:
         net = ipaddress.ip_network(str(args[0]), strict=False)
         try:
             sub = list_subnet(net, int(args[1]), int(args[2]))
         except ValueError:
-            env.problems.append((env.file, tok.line, tok.column,
-                                 f"cidrsubnet({net}, {args[1]}, {args[2]}): a /{net.prefixlen} extended by {args[1]} bits "
-                                 f"has subnets 0 to {2 ** int(args[1]) - 1}, so {args[2]} does not fit"))
+            message = (f"cidrsubnet({net}, {args[1]}, {args[2]}): a /{net.prefixlen} extended by {args[1]} bits "
+                       f"has subnets 0 to {2 ** int(args[1]) - 1}, so {args[2]} does not fit")
+            env.problems.append((env.file, tok.line, tok.column, message))
             raise
         return Located.at(str(sub), env.file, tok.line, tok.column)
     if name == "cidrsubnets" and len(args) >= 2:
@@ -368,53 +370,4 @@ def _can_try(name: str, nodes: list[Tree], env: Env) -> Any:
         if value is UNKNOWN:
             return UNKNOWN
         return True if name == "can" else value
-    return UNKNOWN if name == "try" else UNKNOWN
-
-
-def _simple(name: str, args: list[Any]) -> Any:
-    """Pure functions on known values; UNKNOWN when not modelled."""
-    n = len(args)
-    strs = all(isinstance(a, str) for a in args)
-    if name == "contains" and n == 2 and isinstance(args[0], list):
-        return args[1] in args[0]
-    if name == "regex" and n == 2 and strs:
-        m = re.search(args[0], args[1])
-        if m is None:
-            raise EvalFailure("no match")
-        return m.group(0) if not m.groups() else list(m.groups())
-    if name == "regexall" and n == 2 and strs:
-        return [m.group(0) for m in re.finditer(args[0], args[1])]
-    if name in ("lower", "upper", "trimspace") and n == 1 and strs:
-        return {"lower": str.lower, "upper": str.upper, "trimspace": str.strip}[name](args[0])
-    if name in ("startswith", "endswith", "strcontains") and n == 2 and strs:
-        return {"startswith": str.startswith, "endswith": str.endswith, "strcontains": str.__contains__}[name](args[0], args[1])
-    if name in ("alltrue", "anytrue") and n == 1 and isinstance(args[0], list) and all(isinstance(x, bool) for x in args[0]):
-        return all(args[0]) if name == "alltrue" else any(args[0])
-    if name in ("cidrhost", "cidrnetmask") and n >= 1 and isinstance(args[0], str):
-        if not _CIDR_TEXT.match(args[0]):
-            raise EvalFailure("not a CIDR")
-        net = ipaddress.ip_network(args[0], strict=False)
-        if name == "cidrnetmask":
-            return str(net.netmask)
-        if n == 2 and isinstance(args[1], int) and 0 <= args[1] < net.num_addresses:
-            return str(net.network_address + args[1])
-        raise EvalFailure("host number out of range")
-    if name in ("keys", "values") and n == 1 and isinstance(args[0], dict):
-        return sorted(args[0]) if name == "keys" else [args[0][k] for k in sorted(args[0])]
-    if name == "join" and n == 2 and isinstance(args[0], str) and isinstance(args[1], list) and all(isinstance(x, str) for x in args[1]):
-        return args[0].join(args[1])
-    if name == "split" and n == 2 and strs:
-        return args[1].split(args[0])
     return UNKNOWN
-
-
-_CIDR_TEXT = re.compile(r"^[0-9a-fA-F:.]+/\d{1,3}$")
-
-
-def list_subnet(net: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int, netnum: int):
-    """Terraform's `cidrsubnet(net, newbits, netnum)`; ValueError when netnum does not fit."""
-    prefix = net.prefixlen + newbits
-    if prefix > net.max_prefixlen or netnum < 0 or netnum >= 2**newbits:
-        raise ValueError("netnum out of range")
-    size = 2 ** (net.max_prefixlen - prefix)
-    return ipaddress.ip_network((int(net.network_address) + netnum * size, prefix))

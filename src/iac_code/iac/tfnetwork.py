@@ -21,7 +21,15 @@ from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.hcl import Attr, Block, Body, references
 from iac_code.iac.tfeval import UNKNOWN, Env, Located, evaluate, literal
 from iac_code.iac.tfmodule import Module
-from iac_code.iac.tfvalues import check_for_each, check_variable_value, coerce, conform, describe, parse_type, where
+from iac_code.iac.tfvalues import (
+    check_for_each,
+    check_variable_value,
+    coerce,
+    conform,
+    describe,
+    parse_type,
+    where,
+)
 
 _CIDR_SHAPE = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,3}$")
 VPC_TYPES = {"alicloud_vpc": "cidr_block", "aws_vpc": "cidr_block", "alicloud_vpc_ipv4_cidr_block": None}

@@ -15,7 +15,7 @@ from lark import Token, Tree
 
 from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.hcl import Attr, Block
-from iac_code.iac.tfeval import UNKNOWN, Env, LDict, Located, LList, SetList, evaluate
+from iac_code.iac.tfeval import UNKNOWN, Env, LDict, LList, Located, SetList, evaluate
 
 Type = Any  # "string" | "number" | "bool" | "any" | ("list"|"set"|"map", Type) | ("object", {name: (Type, optional)}) | ("tuple", [Type])
 
