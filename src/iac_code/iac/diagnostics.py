@@ -112,6 +112,8 @@ RULES: dict[str, tuple[Severity, str]] = {
     "k8s.quantity": ("error", "a resource quantity that does not parse, or a request above its limit"),
     "k8s.selector-mismatch": ("error", "a workload selector that does not match its pod template's labels"),
     "k8s.service-selector": ("warning", "a Service selector or named targetPort matching no pod of the same file"),
+    "k8s.api-version": ("error", "a built-in kind under an apiVersion this Kubernetes version does not serve (e.g. extensions/v1beta1)"),
+    "k8s.kind": ("error", "a kind that a built-in API group does not have (a misspelt kind)"),
     "k8s.unknown-kind": ("info", "a kind with no bundled schema (a CRD): not checked"),
 }
 

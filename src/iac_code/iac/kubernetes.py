@@ -7,6 +7,7 @@ Kinds without a bundled schema (CRDs) are reported once as `k8s.unknown-kind` (i
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -65,6 +66,27 @@ def _validator(version: str, kind: str, api_version: str):
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
+BUILTIN_GROUPS = {"", "apps", "batch", "networking.k8s.io", "rbac.authorization.k8s.io", "policy", "autoscaling",
+                  "storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
+                  "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "certificates.k8s.io", "events.k8s.io"}
+
+
+@lru_cache(maxsize=4)
+def _served(version: str) -> dict[str, set[str]]:
+    """Kind -> the apiVersions Kubernetes `version` serves it as (from the bundled definitions)."""
+    from kubernetes_validate.utils import all_versions
+
+    full = next(v for v in all_versions() if v.startswith(version + "."))
+    served: dict[str, set[str]] = {}
+    defs = _definitions(f"kubernetes-json-schema/v{full}-local-strict", version)
+    for definition in (defs.get("$defs") or defs.get("definitions") or {}).values():
+        for gvk in definition.get("x-kubernetes-group-version-kind", []) if isinstance(definition, dict) else []:
+            kind, group, v = gvk.get("kind"), gvk.get("group", ""), gvk.get("version")
+            if kind and v and not kind.endswith(("List", "Options", "Event")) and kind not in ("Status", "WatchEvent", "DeleteOptions"):
+                served.setdefault(kind, set()).add(f"{group}/{v}" if group else v)
+    return served
+
+
 @lru_cache(maxsize=4)
 def _definitions(directory: str, version: str) -> Any:
     from kubernetes_validate.utils import schema_contents
@@ -80,11 +102,22 @@ def check(path: Path, doc: PosDict, version: str | None = None) -> list[Diagnost
         missing = "kind" if not isinstance(kind, str) else "apiVersion"
         out.append(diag(path, doc.line, doc.column, "error", "k8s.structure", f"the object has no {missing}"))
         return out
-    validator = _validator(clamp_version(version), kind, api)
+    target = clamp_version(version)
+    validator = _validator(target, kind, api)
     if validator is None:
-        line, col = doc.pos("kind")
-        out.append(diag(path, line, col, "info", "k8s.unknown-kind",
-                        f"no bundled schema for {kind} ({api}); not checked (a custom resource?)"))
+        served = _served(target)
+        group = api.split("/")[0] if "/" in api else ""
+        if kind in served:
+            line, col = doc.pos("apiVersion")
+            out.append(diag(path, line, col, "error", "k8s.api-version",
+                            f"Kubernetes {target} serves {kind} as {' or '.join(sorted(served[kind]))}, not {api}"))
+        elif group in BUILTIN_GROUPS and (close := difflib.get_close_matches(kind, list(served), n=1, cutoff=0.8)):
+            line, col = doc.pos("kind")  # only a likely typo: kubeconfig's Config or a List are not API objects
+            out.append(diag(path, line, col, "error", "k8s.kind", f'Kubernetes has no kind {kind} in {api} (did you mean "{close[0]}"?)'))
+        else:
+            line, col = doc.pos("kind")
+            out.append(diag(path, line, col, "info", "k8s.unknown-kind",
+                            f"no bundled schema for {kind} ({api}); not checked (a custom resource?)"))
         return out
     meta = doc.get("metadata")
     if not kind.endswith("List") and not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName"))):
