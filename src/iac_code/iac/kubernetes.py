@@ -66,6 +66,7 @@ def _validator(version: str, kind: str, api_version: str):
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
+NOT_API_KINDS = {"Config", "List", "Policy", "Kustomization", "Component", "EncryptionConfiguration"}
 BUILTIN_GROUPS = {"", "apps", "batch", "networking.k8s.io", "rbac.authorization.k8s.io", "policy", "autoscaling",
                   "storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
                   "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "certificates.k8s.io", "events.k8s.io"}
@@ -111,7 +112,8 @@ def check(path: Path, doc: PosDict, version: str | None = None) -> list[Diagnost
             line, col = doc.pos("apiVersion")
             out.append(diag(path, line, col, "error", "k8s.api-version",
                             f"Kubernetes {target} serves {kind} as {' or '.join(sorted(served[kind]))}, not {api}"))
-        elif group in BUILTIN_GROUPS and (close := difflib.get_close_matches(kind, list(served), n=1, cutoff=0.8)):
+        elif group in BUILTIN_GROUPS and kind not in NOT_API_KINDS and (
+                close := difflib.get_close_matches(kind, list(served), n=1, cutoff=0.85)):
             line, col = doc.pos("kind")  # only a likely typo: kubeconfig's Config or a List are not API objects
             out.append(diag(path, line, col, "error", "k8s.kind", f'Kubernetes has no kind {kind} in {api} (did you mean "{close[0]}"?)'))
         else:
