@@ -108,7 +108,7 @@ def check(path: Path, doc: PosDict, version: str | None = None) -> list[Diagnost
     if validator is None:
         served = _served(target)
         group = api.split("/")[0] if "/" in api else ""
-        if kind in served:
+        if kind in served and (group in BUILTIN_GROUPS or group == "extensions"):  # not Knative's Service
             line, col = doc.pos("apiVersion")
             out.append(diag(path, line, col, "error", "k8s.api-version",
                             f"Kubernetes {target} serves {kind} as {' or '.join(sorted(served[kind]))}, not {api}"))
