@@ -80,6 +80,8 @@ def test_foreign_host_or_origin_is_refused_without_a_token(start_http):
         {"Origin": "http://evil.example"},
         {"Origin": f"http://localhost:{int(port) + 1}"},
         {"Origin": "null"},
+        {"Host": "[::1"},  # malformed: refused, not a traceback
+        {"Origin": "http://[::1"},
     ]
     for headers in refused:
         reply = httpx.post(agent.url, json=INIT, headers=headers)
@@ -88,6 +90,7 @@ def test_foreign_host_or_origin_is_refused_without_a_token(start_http):
         reply = httpx.post(agent.url, json=INIT, headers=headers)
         assert reply.status_code == 200, headers
         assert reply.json()["result"]["protocolVersion"] == 1
+    assert "Traceback" not in agent.stderr()
 
 
 def test_the_bearer_scheme_is_case_insensitive(start_http):

@@ -66,8 +66,11 @@ def is_loopback(host: str) -> bool:
 
 
 def _host_name(host_header: str) -> str:
-    """The host of a `Host` header value, without its port (`[::1]:8080` -> `::1`)."""
-    return urlsplit(f"//{host_header}").hostname or ""
+    """The host of a `Host` header value, without its port (`[::1]:8080` -> `::1`); "" if malformed."""
+    try:
+        return urlsplit(f"//{host_header}").hostname or ""
+    except ValueError:
+        return ""
 
 
 def refusal(scope: dict[str, Any], token: str | None) -> tuple[int, str] | None:
@@ -82,7 +85,10 @@ def refusal(scope: dict[str, Any], token: str | None) -> tuple[int, str] | None:
         return 403, "Host not allowed: without IAC_CODE_HTTP_TOKEN only loopback host names are served"
     origin = _header(scope, b"origin")
     if origin is not None:
-        parts = urlsplit(origin)
+        try:
+            parts = urlsplit(origin)
+        except ValueError:
+            parts = urlsplit("")
         if parts.scheme not in ("http", "ws") or parts.netloc.lower() != host.lower():
             return 403, "Origin not allowed: only same-origin requests are served"
     return None
