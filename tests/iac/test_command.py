@@ -132,3 +132,11 @@ def test_terraform_fmt_findings_are_warnings_when_terraform_is_installed(tmp_pat
     found = [(d.file.name, d.line, d.severity, d.rule) for d in validate([tmp_path])]
     assert found == [("main.tf", 6, "warning", "terraform.fmt")]
     assert run(str(tmp_path)).returncode == 0
+
+
+def test_a_terraform_file_named_alone_is_checked_within_its_module(tmp_path: Path) -> None:
+    assert validate([EXAMPLE / "terraform" / "main.tf"], Options(terraform_cli=False)) == []
+    (tmp_path / "variables.tf").write_text('variable "a" {\n  type = string\n}\n\noutput "x" {\n  value = var.nope\n}\n')
+    (tmp_path / "main.tf").write_text('output "a" {\n  value = var.a\n}\n\noutput "b" {\n  value = var.b\n}\n')
+    found = validate([tmp_path / "main.tf"], Options(terraform_cli=False))
+    assert [(d.file.name, d.line, d.rule) for d in found] == [("main.tf", 6, "terraform.undeclared-variable")]

@@ -83,8 +83,33 @@ def validate(paths: list[Path], options: Options | None = None) -> list[Diagnost
                 tf_dirs.setdefault(f.parent, []).append(f)
         else:
             out += _guarded(f, lambda f=f: _check_document(f, reader, options))
-    out += _check_terraform(tf_dirs, reader, options)
+    only = _complete_modules(paths, tf_dirs, reader)
+    found = _check_terraform(tf_dirs, reader, options)
+    out += [d for d in found if d.file.parent not in only or d.file in only[d.file.parent]]
     return finish(out, reader, options.ignore)
+
+
+def _complete_modules(paths: list[Path], tf_dirs: dict[Path, list[Path]], reader: Reader) -> dict[Path, set[Path]]:
+    """A Terraform file named on its own is checked as part of its module: its directory's other
+    .tf/.tf.json/auto .tfvars files join `tf_dirs`, and only the named files' findings are kept.
+    Returns {directory: the named files} for the directories completed this way."""
+    named = [p.absolute() for p in paths if tf_kind(p) is not None and not p.is_dir()]
+    covered = {p.absolute() for p in paths if p.is_dir()}
+    only: dict[Path, set[Path]] = {}
+    for f in named:
+        directory = f.parent
+        if any(directory == c or directory.is_relative_to(c) for c in covered):
+            continue
+        only.setdefault(directory, set()).add(f)
+        try:
+            siblings = [p for p in directory.iterdir() if tf_kind(p) is not None and reader.exists(p)]
+        except OSError:
+            siblings = []
+        for p in siblings:
+            if p not in tf_dirs.setdefault(directory, []) and (tf_kind(p) in ("tf", "tfjson") or p.name == "terraform.tfvars"
+                                                               or p.name.endswith(".auto.tfvars")):
+                tf_dirs[directory].append(p)
+    return only
 
 
 def _guarded(path: Path, check) -> list[Diagnostic]:
