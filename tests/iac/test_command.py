@@ -140,3 +140,14 @@ def test_a_terraform_file_named_alone_is_checked_within_its_module(tmp_path: Pat
     (tmp_path / "main.tf").write_text('output "a" {\n  value = var.a\n}\n\noutput "b" {\n  value = var.b\n}\n')
     found = validate([tmp_path / "main.tf"], Options(terraform_cli=False))
     assert [(d.file.name, d.line, d.rule) for d in found] == [("main.tf", 6, "terraform.undeclared-variable")]
+
+
+def test_a_project_cfnlintrc_cannot_make_validation_run_its_code(tmp_path: Path) -> None:
+    marker = tmp_path / "PWNED"
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "evil.py").write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n")
+    (tmp_path / ".cfnlintrc").write_text("append_rules:\n  - rules\n")
+    (tmp_path / "t.yaml").write_text('AWSTemplateFormatVersion: "2010-09-09"\nResources:\n  B:\n    Type: AWS::S3::Bucket\n')
+    proc = run(".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not marker.exists()
