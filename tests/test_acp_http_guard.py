@@ -108,6 +108,10 @@ def test_malformed_bodies_get_400_without_a_traceback(start_http):
         reply = httpx.post(agent.url, content=body, headers={"Content-Type": "application/json"})
         assert reply.status_code == 400, body[:40]
         assert "error" in reply.json()
+    for bad_id in (True, 1.5, [1]):  # an initialize the SDK could never answer: refused at once
+        reply = httpx.post(agent.url, json={**INIT, "id": bad_id})
+        assert reply.status_code == 400 and reply.json()["error"]["code"] == -32600, bad_id
+    assert httpx.post(agent.url, json={**INIT, "jsonrpc": "1.0"}).json()["error"]["code"] == -32600
     assert httpx.post(agent.url, json=INIT).status_code == 200
     assert "Traceback" not in agent.stderr()
 

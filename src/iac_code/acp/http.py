@@ -9,7 +9,8 @@ ASGI front door and adds what a server on a socket needs (PROTOCOL.md, Errors an
   request whose `Host` is not a loopback name, or whose `Origin` is present and not the same
   origin, gets 403: a web page must not reach it through DNS rebinding;
 - POST bodies: over `Settings.max_message_bytes` get 413 (read and dropped, never held whole);
-  invalid JSON, invalid UTF-8 or nesting too deep get 400, with no traceback;
+  invalid JSON, invalid UTF-8 or nesting too deep get 400, with no traceback; an object that is
+  not a JSON-RPC 2.0 message gets 400 with its -32600 error as the body;
 - idle connections (no request for `Settings.http_idle_timeout` seconds and no open event
   stream) are closed and their agents shut down, so abandoned connections do not accumulate;
 - SIGTERM, SIGINT, SIGHUP: every agent shuts down and every event stream ends, then uvicorn stops.
@@ -37,7 +38,13 @@ from acp.http.protocol import CONNECTION_ID_HEADER, SESSION_ID_HEADER
 from iac_code.acp.lifetime import let_cleanups_finish, shutdown_signals
 from iac_code.acp.sdk_patch import wire_server
 from iac_code.acp.server import IacAgent
-from iac_code.acp.transport import ParseError, parse_message
+from iac_code.acp.transport import (
+    ParseError,
+    error_reply,
+    invalid_request,
+    is_valid_id,
+    parse_message,
+)
 from iac_code.config import Settings
 
 log = logging.getLogger(__name__)
@@ -186,6 +193,11 @@ class HttpApp:
             await _send_json(send, 400, {"error": f"Invalid JSON: {exc}"})
             return
         del body
+        problem = invalid_request(message) if isinstance(message, dict) else None
+        if problem is not None:  # answered here: the SDK would wait for a reply it cannot match
+            request_id = message.get("id") if "method" in message and is_valid_id(message.get("id")) else None
+            await _send_json(send, 400, error_reply(request_id, -32600, "Invalid request", {"details": problem}))
+            return
         result = await self.server.handle_post(
             message,
             content_type=_header(scope, b"content-type"),
