@@ -68,6 +68,8 @@ def check_module(mod: Module, load: ModuleLoader) -> list[Diagnostic]:
                 out.append(diag(f, b.line, b.column, "error", "terraform.missing-argument", f'output "{b.labels[0]}" has no value'))
         elif b.type == "module":
             _check_module_call(mod, f, b, load, out)
+        if b.type == "import":
+            _check_import_target(mod, f, b, out)
         if b.type in ("resource", "data", "ephemeral"):
             _check_provider_ref(mod, f, b, out)
             out += check_resource(f, b)
@@ -320,6 +322,18 @@ def _configuration_alias(mod: Module, name: str, alias: str) -> bool:
                 if any(r.root == name and r.steps == (alias,) for r in refs):
                     return True
     return False
+
+
+def _check_import_target(mod: Module, file: Path, b: Block, out: list[Diagnostic]) -> None:
+    """`import { to = T.N }` needs a resource block T.N in this module (module paths are not followed)."""
+    a = b.attr("to")
+    refs = references(a.expr)[0] if a is not None and a.expr is not None else []
+    if len(refs) != 1 or refs[0].root in ("module", "data") or not refs[0].steps or mod.has_json:
+        return
+    r = refs[0]
+    if (r.root, r.steps[0]) not in mod.resources:
+        out.append(diag(file, r.line, r.column, "error", "terraform.undeclared-resource",
+                        f'import target "{r.root}.{r.steps[0]}" has no resource block in this module'))
 
 
 def _check_tfvars(mod: Module, out: list[Diagnostic]) -> None:

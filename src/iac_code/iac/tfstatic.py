@@ -5,6 +5,7 @@ the `terraform` block taking no references, `version` on a local module, quoted 
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def check_block(file: Path, b: Block) -> list[Diagnostic]:
                                 f'{a.name} takes references, not strings: write {text} without quotes'))
         if b.type == "resource" and b.labels and b.labels[0].startswith("aws_"):
             _list_arg(file, a, out)
+    _meta_blocks(file, b, out)
     if b.type in ("resource", "data"):
         for inner in b.blocks:
             if inner.type == "tags":
@@ -58,6 +60,36 @@ def check_block(file: Path, b: Block) -> list[Diagnostic]:
                     if a.expr is not None:
                         _list_arg(file, a, out)
     return out
+
+
+LIFECYCLE = {"create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by", "enabled"}
+
+
+def _meta_blocks(file: Path, b: Block, out: list[Diagnostic]) -> None:
+    """Blocks whose shape Terraform itself defines: lifecycle, dynamic (for_each + content),
+    variable validation (condition + error_message)."""
+    for inner in b.blocks:
+        if inner.type == "lifecycle" and b.type in ("resource", "data", "ephemeral"):
+            for a in inner.attrs:
+                if a.name not in LIFECYCLE:
+                    close = difflib.get_close_matches(a.name, LIFECYCLE, n=1, cutoff=0.75)
+                    out.append(diag(file, a.line, a.column, "error", "terraform.unknown-argument",
+                                    f'lifecycle has no argument "{a.name}"' + (f' (did you mean "{close[0]}"?)' if close else "")))
+        elif inner.type == "dynamic":
+            if inner.attr("for_each") is None:
+                out.append(diag(file, inner.line, inner.column, "error", "terraform.missing-argument",
+                                f'dynamic "{".".join(inner.labels)}" has no for_each'))
+            if not any(c.type == "content" for c in inner.blocks):
+                out.append(diag(file, inner.line, inner.column, "error", "terraform.missing-argument",
+                                f'dynamic "{".".join(inner.labels)}" has no content block'))
+            _meta_blocks(file, Block("content", [], inner.line, inner.column, [], [c for c in inner.blocks if c.type == "content"]), out)
+        elif inner.type == "validation" and b.type == "variable":
+            missing = [n for n in ("condition", "error_message") if inner.attr(n) is None]
+            if missing:
+                out.append(diag(file, inner.line, inner.column, "error", "terraform.missing-argument",
+                                f'the validation block of variable "{b.labels[0]}" has no {" or ".join(missing)}'))
+        elif inner.type in ("content",):
+            _meta_blocks(file, inner, out)
 
 
 def _static(file: Path, b: Block, out: list[Diagnostic]) -> None:
