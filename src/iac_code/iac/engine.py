@@ -20,7 +20,7 @@ from iac_code.iac.discovery import YAML_SUFFIXES, Reader, discover
 from iac_code.iac.jsonsyntax import load_json
 from iac_code.iac.terraform import check_module, local_source_dir, sensitive_outputs
 from iac_code.iac.tfmodule import Module, load_module, parse_cached, tf_kind
-from iac_code.iac.tfnetwork import literal_cidrs, module_values, network_checks
+from iac_code.iac.tfnetwork import literal_cidrs, module_values, network_checks, tfvars_checks
 from iac_code.iac.yamlsyntax import PosDict
 from iac_code.iac.yamlsyntax import load as load_yaml
 
@@ -146,7 +146,7 @@ def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: O
     formatting: list = []  # `terraform fmt` runs while the offline checks do
     for directory, files in tf_dirs.items():
         if not any(tf_kind(p) in ("tf", "tfjson") for p in files):
-            out += _tfvars_only(files, reader)
+            out += _tfvars_only(files, reader, load)
             continue
         mod, problems = loaded[directory] if directory in loaded else load_module(directory, files, reader)
         modules[directory] = mod
@@ -181,12 +181,17 @@ def _root_checks(mod: Module, load) -> list[Diagnostic]:
     network and for_each checks with them, through its local modules."""
     out: list[Diagnostic] = []
     values = module_values(mod, out)
+    for path, body in mod.other_tfvars:  # -var-file files: their names are checked with the module
+        out += [d for d in tfvars_checks(mod, path, body) if d.rule != "terraform.undeclared-tfvar"]
     out += sensitive_outputs(mod)
     return out + network_checks(mod, values, load)
 
 
-def _tfvars_only(files: list[Path], reader: Reader) -> list[Diagnostic]:
+def _tfvars_only(files: list[Path], reader: Reader, load) -> list[Diagnostic]:
+    """.tfvars files in a directory without .tf files (e.g. envs/prod.tfvars): syntax and CIDRs,
+    and, when a parent or grandparent directory is a module, names and values against it."""
     out: list[Diagnostic] = []
+    module = next((m for d in list(files[0].parents)[1:3] if (m := load(d)) is not None and m.variables), None) if files else None
     for path in files:
         text = reader(path)
         if not isinstance(text, str):
@@ -200,6 +205,8 @@ def _tfvars_only(files: list[Path], reader: Reader) -> list[Diagnostic]:
             out.append(_syntax(path, body))
         else:
             out += literal_cidrs(path, body.attrs, body.blocks)
+            if module is not None:
+                out += tfvars_checks(module, path, body)
     return out
 
 

@@ -106,6 +106,23 @@ def module_values(mod: Module, out: list[Diagnostic] | None = None) -> dict[str,
     return _resolve(mod, given, out if out is not None else [])
 
 
+def tfvars_checks(mod: Module, path: Path, body: Body) -> list[Diagnostic]:
+    """A .tfvars file meant for `mod` (with -var-file): undeclared names (warnings), and values
+    against their variables' types and validation."""
+    out: list[Diagnostic] = []
+    for a in body.attrs:
+        decl = mod.variables.get(a.name)
+        if decl is None:
+            import difflib
+
+            close = difflib.get_close_matches(a.name, list(mod.variables), n=1, cutoff=0.75)
+            out.append(diag(path, a.line, a.column, "warning", "terraform.undeclared-tfvar",
+                            f'a value for undeclared variable "{a.name}"' + (f' (did you mean "{close[0]}"?)' if close else "")))
+            continue
+        check_variable_value(decl.file, decl.block, evaluate(a.expr, Env(path)), (path, a.line, a.column), out)
+    return out
+
+
 def _resolve(mod: Module, given: dict[str, tuple[Any, tuple[Path, int, int]]], out: list[Diagnostic]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for name, decl in mod.variables.items():

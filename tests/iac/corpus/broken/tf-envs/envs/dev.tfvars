@@ -1,0 +1,2 @@
+environment = "dev"
+instance_cnt = 2 # expect: terraform.undeclared-tfvar
