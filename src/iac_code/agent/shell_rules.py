@@ -126,6 +126,7 @@ def _walk(node: tree_sitter.Node, out: list[Part]) -> None:
             _walk(child, out)
     elif kind in ("command", "test_command", "declaration_command"):
         out.append(_simple(node))
+        _nested_redirects(node, out)
         _substitutions(node, out)
     elif kind == "variable_assignment":  # `PATH=./bin` alone changes what later commands run
         out.append(Part(node.text.decode("utf-8", "replace"), None))
@@ -133,7 +134,8 @@ def _walk(node: tree_sitter.Node, out: list[Part]) -> None:
     elif kind == "file_redirect":
         out.extend(_redirect(node))
         _substitutions(node, out)
-    elif kind in ("heredoc_redirect", "herestring_redirect"):
+    elif kind in ("heredoc_redirect", "herestring_redirect"):  # `cat <<EOF > x`: the `> x` is inside
+        _nested_redirects(node, out)
         _substitutions(node, out)
     else:
         raise Opaque
@@ -147,6 +149,15 @@ def _substitutions(node: tree_sitter.Node, out: list[Part]) -> None:
                 _walk(inner, out)
         elif child.type not in _STRUCTURE:
             _substitutions(child, out)
+
+
+def _nested_redirects(node: tree_sitter.Node, out: list[Part]) -> None:
+    """The file redirections below `node` (`>out.txt echo hi`), outside command substitutions."""
+    for child in node.named_children:
+        if child.type == "file_redirect":
+            out.extend(_redirect(child))
+        elif child.type not in _SUBSTITUTIONS:
+            _nested_redirects(child, out)
 
 
 def _redirect(node: tree_sitter.Node) -> list[Part]:
