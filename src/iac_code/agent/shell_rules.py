@@ -10,7 +10,7 @@ that is not a literal word, a syntax error) makes the whole command opaque, so i
 `parts(command)` returns one `Part` per simple command (also those inside `$(…)`, backticks and
 `<(…)`) and per redirection to a file. A part's `rule` is the text a saved rule must equal, or
 None when no rule may ever cover it (redirection to a file, `rm -r`, `sudo`, an interpreter, a
-command prefixed with variable assignments, an opaque command).
+program given by its path, a command prefixed with variable assignments, an opaque command).
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ NO_RULE_PROGRAMS = frozenset(
         # shells and interpreters: their argument is a program
         "bash", "sh", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3", "perl", "ruby",
         "node", "deno", "bun", "php", "lua", "awk", "gawk", "osascript",
+        # download a package named on the command line and run it
+        "npx", "pnpx", "bunx", "uvx", "pipx",
         # destroy data
         "dd", "shred", "mkfs", "fdisk", "parted", "wipefs", "truncate",
     }
@@ -220,6 +222,8 @@ def rule_of(words: list[str | None]) -> str | None:
         return None
     program = words[0]
     if program in NO_RULE_PROGRAMS or program.startswith("mkfs") or "=" in program:
+        return None
+    if "/" in program:  # `./deploy.sh`: the file can change after the rule is saved
         return None
     if program == "rm" and any(w is None or _deletes_recursively(w) for w in words[1:]):
         return None
