@@ -52,10 +52,19 @@ async def run_in_terminal(command: str, timeout: float, ctx: ToolContext) -> Too
     terminals = ctx.terminals
     assert terminals is not None
     env = {**ENV_OVERRIDES, **{name: "" for name in sorted(SECRET_ENV_NAMES)}}
+    creating = asyncio.ensure_future(terminals.create("/bin/bash", ["-c", command], env, ctx.cwd, OUTPUT_BYTE_LIMIT))
     try:
-        terminal_id = await terminals.create("/bin/bash", ["-c", command], env, ctx.cwd, OUTPUT_BYTE_LIMIT)
+        terminal_id = await asyncio.shield(creating)
     except ClientError as exc:
         return ToolResult.error(f"The editor could not start a terminal: {exc}. The command did not run.")
+    except asyncio.CancelledError:  # the terminal may come into being after all: stop and release it
+        with contextlib.suppress(ClientError, TimeoutError, asyncio.CancelledError):
+            async with asyncio.timeout(CLEANUP_TIMEOUT):
+                terminal_id = await creating
+                ctx.partial = await _stop(terminals, terminal_id, None)
+                await _release(terminals, terminal_id)
+        creating.cancel()
+        raise
     shown = [TerminalContent(terminal_id)]
     head: str | None = None
     try:
