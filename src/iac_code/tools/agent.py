@@ -1,9 +1,10 @@
 """`agent`: hand a self-contained task to a sub-agent and return its final answer.
 
-The sub-agent (`ToolContext.run_subagent`, implemented by the agent loop) uses the same model
-with a fresh context and only the read-only tools, for a bounded number of model requests; what
-it does is reported as progress lines in this call's panel. It runs in the calling task, so a
-cancel of the turn reaches it.
+The sub-agent (`ToolContext.run_subagent`, implemented by `agent/subagent.run`) uses the same
+model with a fresh context and only the read-only tools, for a bounded number of model requests;
+what it does is reported as progress lines in this call's panel, and its permission requests go
+to the client on this call. It runs in the calling task, so a cancel of the turn reaches it.
+Several `agent` calls of one response run concurrently.
 """
 
 from __future__ import annotations
