@@ -54,11 +54,13 @@ class EditorClient(RecordingClient):
 
     buffers: dict[str, str] = field(default_factory=dict)
     calls: list[tuple[str, Any]] = field(default_factory=list)
+    reads: list[tuple[str, int | None, int | None]] = field(default_factory=list)
     terminals: dict[str, Terminal] = field(default_factory=dict)
     fail_writes: bool = False
 
     async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_: Any):
         self.calls.append(("read", path))
+        self.reads.append((path, line, limit))
         if path not in self.buffers:
             raise acp.RequestError.resource_not_found(path)
         lines = self.buffers[path].splitlines(keepends=True)[(line or 1) - 1 :]
@@ -292,3 +294,25 @@ async def test_a_terminal_command_over_its_timeout_is_killed_and_released(tmp_pa
     assert names.count("kill") >= 1 and names.count("release") == 1 and names[-1] == "release"
     assert last.status == "failed" and last.raw_output["timed_out"] is True
     assert last.raw_output["output"] == "before-timeout"
+
+
+async def test_a_big_file_is_asked_of_the_editor_only_in_the_lines_shown(tmp_path):
+    root = project(tmp_path)
+    big = root / "big.tf"
+    big.write_text("# filler\n" * 600_000)  # over 4 MiB on disk
+    path = str(big)
+    client = EditorClient(buffers={path: "".join(f"line {n}\n" for n in range(1, 10_001))})
+    script = [
+        {"blocks": [use("read_file", path="big.tf", start_line=3, end_line=4)]},
+        {"blocks": [use("read_file", path="big.tf", start_line=9_999)]},
+        {"blocks": [use("read_file", path="big.tf", start_line=20_000)]},
+        NEXT,
+    ]
+    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+        sid = await start(agent, ALL)
+        assert (await agent.prompt(sid, "read")).stop_reason == "end_turn"
+        shown = [texts([u for u in ups if getattr(u, "status", None) in ("completed", "failed")][-1]) for ups in agent.tool_calls(sid).values()]
+    assert client.reads == [(path, 3, 3), (path, 9_999, 2_001), (path, 20_000, 2_001)]
+    assert shown[0] == "     3\tline 3\n     4\tline 4\n[Showing lines 3-4.]"
+    assert shown[1] == "  9999\tline 9999\n 10000\tline 10000\n[Showing lines 9999-10000 of 10,000.]"
+    assert shown[2] == "start_line 20000 is past the end of big.tf."

@@ -33,6 +33,9 @@ from iac_code.tools.files import (
 from iac_code.tools.nofollow import ParentDir, PathChanged, changed_message
 from iac_code.tools.textio import editor_text
 
+WHOLE_TEXT_BYTES = 4 << 20
+"""A file larger than this on disk is asked of the editor only in the lines shown (`line`/`limit`);
+a smaller one whole, so the footer can give its line count as for the disk."""
 MAX_LINES = 2_000
 MAX_LINE_CHARS = 2_000
 MAX_OUTPUT_CHARS = 100_000
@@ -106,8 +109,11 @@ class ReadFileTool(Tool[ReadFileInput]):
             if kind is not None:  # binary files stay on disk: refused, as without an editor
                 return ToolResult.error(binary_message(name, kind, os.fstat(f.fileno()).st_size))
             source: BinaryIO = f
+            # a big file is asked of the editor in the slice shown (one line more: is there more?)
+            limit = count + 1 if os.fstat(f.fileno()).st_size > WHOLE_TEXT_BYTES else None
+            first = 1
             try:
-                text = await editor_text(path, ctx)
+                text = await editor_text(path, ctx, start if limit else None, limit)
             except PathChanged as exc:
                 return ToolResult.error(changed_message(name, exc, "read"))
             except ClientError as exc:  # the disk's copy is what a client without `fs` would get
@@ -115,9 +121,12 @@ class ReadFileTool(Tool[ReadFileInput]):
                 text = None
             if text is not None:
                 source = io.BytesIO(text.encode("utf-8", "replace"))
+                first = start if limit else 1
+            else:
+                limit = None
             source.seek(0)
             try:
-                result = await in_thread(_read, source, name, start, count, params.end_line)
+                result = await in_thread(_read, source, name, start, count, params.end_line, first, limit)
             except OSError as exc:
                 return ToolResult.error(f"Cannot read {name}: {exc.strerror or exc}.")
         if note:
@@ -151,14 +160,18 @@ class _Line:
         self.size += len(piece)
 
 
-def _read(f: BinaryIO, name: str, start: int, count: int, end_line: int | None, stop: threading.Event) -> ToolResult:
-    """Render lines `start`.. of the text stream `f` (the disk file, or the editor's text)."""
+def _read(
+    f: BinaryIO, name: str, start: int, count: int, end_line: int | None, first: int, limit: int | None, stop: threading.Event
+) -> ToolResult:
+    """Render lines `start`.. of the text stream `f`: the disk file or the editor's text, whose
+    first line is line `first`; `limit` set means `f` is a slice of at most that many lines, so
+    the file's line count is known only if it holds fewer."""
     size = f.seek(0, os.SEEK_END)
     f.seek(0)
     head = f.read(len(BOM))
     offset = len(BOM) if head.startswith(BOM) else 0
     f.seek(offset)
-    newlines, pending = _skip(f, start - 1, stop)
+    newlines, pending = _skip(f, start - first, stop)
     lines, more_newlines, pending = _collect(f, pending, count, stop)
     newlines += more_newlines + pending.count(b"\n")
     while chunk := f.read(CHUNK):
@@ -166,8 +179,10 @@ def _read(f: BinaryIO, name: str, start: int, count: int, end_line: int | None, 
             break
         newlines += chunk.count(b"\n")
     ends_open = size > offset and _last_byte(f, size) != b"\n"
-    total = newlines + (1 if ends_open else 0)
-    return _render(name, lines, start, total, end_line)
+    in_stream = newlines + (1 if ends_open else 0)
+    if first > 1 and in_stream == 0:
+        return ToolResult.error(f"start_line {start} is past the end of {name}.")
+    return _render(name, lines, start, first - 1 + in_stream, end_line, known=limit is None or in_stream < limit)
 
 
 def _skip(f: BinaryIO, skip: int, stop: threading.Event) -> tuple[int, bytes]:
@@ -225,7 +240,8 @@ def _last_byte(f: BinaryIO, size: int) -> bytes:
     return f.read(1)
 
 
-def _render(name: str, lines: list[_Line], start: int, total: int, end_line: int | None) -> ToolResult:
+def _render(name: str, lines: list[_Line], start: int, total: int, end_line: int | None, known: bool = True) -> ToolResult:
+    """The numbered lines and the footer; `known` False means the file has more than `total` lines."""
     if total == 0:
         return ToolResult(output=f"({name} is empty.)")
     if start > total:
@@ -257,10 +273,11 @@ def _render(name: str, lines: list[_Line], start: int, total: int, end_line: int
         used += len(entry) + 1
     last = start + len(out) - 1
     notes: list[str] = []
+    of = f" of {total:,}" if known else ""
     if last < total and (end_line is None or last < end_line):
-        notes.append(f"[Showing lines {start}-{last} of {total:,}. Continue with start_line={last + 1}.]")
+        notes.append(f"[Showing lines {start}-{last}{of}. Continue with start_line={last + 1}.]")
     elif start > 1 or last < total:
-        notes.append(f"[Showing lines {start}-{last} of {total:,}.]")
+        notes.append(f"[Showing lines {start}-{last}{of}.]")
     if crlf:
         notes.append("[Lines end with CRLF; the CR is not shown. edit_file keeps the line endings.]")
     if invalid:
