@@ -100,6 +100,13 @@ def _check_variable(file: Path, b: Block, out: list[Diagnostic]) -> None:
     t = b.attr("type")
     if t is None or t.expr is None:
         return
+    from iac_code.iac.tfeval import literal
+
+    quoted = literal(t.expr)
+    if isinstance(quoted, str):
+        out.append(diag(file, t.line, t.column, "error", "terraform.invalid-type",
+                        f'type constraints are not quoted: write type = {quoted}'))
+        return
     refs, calls = references(t.expr)
     for r in refs:
         if r.root not in TYPE_WORDS or r.steps:

@@ -42,3 +42,7 @@ ressource "aws_s3_bucket" "c" { # expect: terraform.unknown-block
 output "nothing" { # expect: terraform.missing-argument
   description = "forgot the value"
 }
+
+variable "legacy" {
+  type = "string" # expect: terraform.invalid-type
+}
