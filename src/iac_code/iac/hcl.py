@@ -45,9 +45,6 @@ class Block:
                 return a
         return None
 
-    def label_line(self) -> int:
-        return self.line
-
 
 @dataclass(slots=True)
 class Body:
@@ -135,6 +132,7 @@ class Ref:
         return [s for s in self.steps if s not in ("[", "*")]
 
     def text(self) -> str:
+        """The traversal as written, indexes shown as `[…]` and splats as `[*]`."""
         out = self.root
         for s in self.steps:
             out += "[…]" if s == "[" else "[*]" if s == "*" else f".{s}"

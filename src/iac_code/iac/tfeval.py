@@ -34,6 +34,7 @@ class Located(str):
 
     @classmethod
     def at(cls, value: str, file: Path | None, line: int, column: int) -> Located:
+        """`value` remembered as written in `file` at 1-based `line`/`column`."""
         s = cls(value)
         s.file, s.line, s.column = file, line, column
         return s
