@@ -8,7 +8,9 @@ file's majority ending when that text has no line break or mixed ones). Undecoda
 kept as they are, but cannot be matched.
 
 The call carries a diff (also computed by `preview`, so no permission is asked for an edit that
-cannot apply) and the first changed line as its location.
+cannot apply) and the first changed line as its location. The file is read and written as
+`tools.textio` says: through the editor when the client offers it (its unsaved text is what is
+matched), else on disk at exactly the checked path (`tools.nofollow`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Limits: 2,000 lines per call, each line clipped at 2,000 characters, about 100,000 characters of
 output; a footer says which lines were shown and where to continue. Files of any size are read in
 64 KiB chunks, so memory stays bounded (a 200 MB single-line file costs no more than a short one).
+The file is opened at exactly the checked path (`tools.nofollow`); when the client offers
+`fs.readTextFile`, a text file's lines come from the editor (unsaved changes included), the disk's
+copy standing in, with a note, if the editor cannot serve it. Binary files are refused either way.
 """
 
 from __future__ import annotations

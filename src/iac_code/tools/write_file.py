@@ -3,6 +3,9 @@
 The content is written as UTF-8 with no newline translation, atomically (a temp file in the same
 directory, then a rename), keeping an existing file's permission bits; parent directories are
 created. The call carries a diff against the old content, also in the permission request.
+The path is the one permissions checked, reached without following links (`tools.nofollow`);
+when the client offers `fs.writeTextFile`, the text goes through the editor instead
+(`tools.textio`), and the diff's old text is the editor's when it offers reads.
 """
 
 from __future__ import annotations
