@@ -192,6 +192,7 @@ class IacAgent:
         except SessionNotFound:
             raise invalid("sessionId", "Session not found") from None
         except SessionInUse:
+            log.warning("session %s is in use by another process or connection: not loaded", session_id)
             raise invalid("sessionId", "Session is in use by another iac-code process or connection") from None
 
     @guarded
