@@ -87,6 +87,7 @@ RULES: dict[str, tuple[Severity, str]] = {
     "terraform.module-version-local": ("error", "`version` on a module whose source is a local path"),
     "terraform.invalid-reference": ("error", "a quoted reference in `depends_on` or `provider` (`\"aws_vpc.main\"`)"),
     "terraform.block-vs-argument": ("error", "`tags { ... }` written as a block; it is an argument (`tags = { ... }`)"),
+    "terraform.unknown-resource-type": ("warning", "a resource type one letter or two away from a common alicloud/aws type"),
     "terraform.invalid-cidr": ("error", "a CIDR literal that is not a valid network address"),
     "terraform.cidr-outside-vpc": ("error", "a subnet/vswitch CIDR outside its VPC's CIDR"),
     "terraform.cidr-overlap": ("error", "subnets/vswitches of one VPC whose CIDRs overlap"),

@@ -42,6 +42,40 @@ KNOWN = {
         tags tags_all region""",
 }
 KNOWN_SETS = {k: frozenset(v.split()) for k, v in KNOWN.items()}
+RESOURCE_TYPES = frozenset("""
+alicloud_vpc alicloud_vswitch alicloud_security_group alicloud_security_group_rule alicloud_instance
+alicloud_nat_gateway alicloud_eip_address alicloud_eip_association alicloud_snat_entry alicloud_forward_entry
+alicloud_slb_load_balancer alicloud_slb_listener alicloud_alb_load_balancer alicloud_db_instance
+alicloud_db_database alicloud_db_account alicloud_oss_bucket alicloud_ram_role alicloud_ram_policy
+alicloud_ram_user alicloud_route_entry alicloud_route_table alicloud_route_table_attachment alicloud_ecs_disk
+alicloud_ecs_key_pair alicloud_cs_managed_kubernetes alicloud_kvstore_instance alicloud_log_project
+alicloud_log_store alicloud_vpc_ipv4_cidr_block alicloud_common_bandwidth_package alicloud_ecs_instance_set
+aws_vpc aws_subnet aws_security_group aws_security_group_rule aws_instance aws_internet_gateway aws_nat_gateway
+aws_eip aws_route_table aws_route aws_route_table_association aws_s3_bucket aws_s3_bucket_policy
+aws_s3_bucket_versioning aws_s3_bucket_public_access_block aws_iam_role aws_iam_policy
+aws_iam_role_policy_attachment aws_iam_role_policy aws_iam_instance_profile aws_iam_user aws_lb aws_alb
+aws_lb_target_group aws_lb_listener aws_db_instance aws_db_subnet_group aws_kms_key aws_kms_alias
+aws_cloudwatch_log_group aws_lambda_function aws_ecs_cluster aws_ecs_service aws_ecs_task_definition
+aws_eks_cluster aws_eks_node_group aws_vpc_endpoint aws_key_pair aws_launch_template aws_autoscaling_group
+aws_sns_topic aws_sqs_queue aws_dynamodb_table aws_ecr_repository aws_route53_record aws_route53_zone
+aws_acm_certificate aws_vpc_ipv4_cidr_block_association aws_network_acl aws_flow_log aws_alb_listener
+aws_alb_target_group aws_lb_listener_rule aws_alb_listener_rule aws_lb_target_group_attachment
+aws_alb_target_group_attachment
+""".split())
+
+
+def _typo_distance(a: str, b: str) -> int:
+    """Edits (insert, delete, substitute, swap of neighbours) turning `a` into `b`."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
 
 
 def check_resource(file: Path, b: Block) -> list[Diagnostic]:
@@ -55,6 +89,11 @@ def check_resource(file: Path, b: Block) -> list[Diagnostic]:
     if missing:
         out.append(diag(file, b.line, b.column, "error", "terraform.missing-argument",
                         f'resource "{rtype}" "{b.labels[1]}" lacks the required argument{"s" if len(missing) > 1 else ""} {", ".join(missing)}'))
+    if rtype not in RESOURCE_TYPES and rtype.startswith(("alicloud_", "aws_")):
+        close = [t for t in difflib.get_close_matches(rtype, RESOURCE_TYPES, n=3, cutoff=0.85) if _typo_distance(rtype, t) <= 2]
+        if close:
+            out.append(diag(file, b.line, b.column, "warning", "terraform.unknown-resource-type",
+                            f'"{rtype}" looks like a misspelling of the resource type "{close[0]}"'))
     known = KNOWN_SETS.get(rtype)
     if known:
         for a in b.attrs:
