@@ -39,7 +39,8 @@ def test_rules_name_program_and_subcommand_per_part(command, expected):
         "find . -exec rm {} ;", "terraform destroy", "terraform apply -auto-approve", "git push origin main",
         "git -c core.fsmonitor=x status", "kubectl delete pod x", "python3 script.py", "$(echo rm) -rf /",
         "echo hi > out.txt", ">out.txt echo hi", "cat <<EOF > out.txt\nhi\nEOF", "ls >> log", "echo $(ls > f)",
-        "for f in *; do rm $f; done", "./deploy.sh", "/usr/bin/rm x", "npx some-package", "uvx tool", "f() { ls; }", "echo \"unclosed", "", "dd if=/dev/zero of=x",
+        "for f in *; do rm $f; done", "cp hook .git/hooks/pre-commit", "cat ~/.ssh/id_rsa", "tee -a ~/.bashrc",
+        "cp x .gi\"\"t/config", "sed -i s/a/b/ .env.prod", "git --git-dir=.git/x status", "./deploy.sh", "/usr/bin/rm x", "npx some-package", "uvx tool", "f() { ls; }", "echo \"unclosed", "", "dd if=/dev/zero of=x",
     ],
 )
 def test_no_rule_covers_deleting_escalating_opaque_or_file_writing_parts(command):

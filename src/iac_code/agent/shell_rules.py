@@ -93,6 +93,13 @@ _ARGUMENTS = frozenset(
 )
 """Nodes allowed inside an argument (command substitutions in them are parts of their own)."""
 
+SENSITIVE_NAMES = frozenset(
+    {".git", ".iac-code", ".ssh", ".aws", ".kube", ".aliyun", ".gnupg", ".azure", ".docker", ".bashrc",
+     ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig"}
+)
+"""Path components that make an argument name a sensitive path (PROTOCOL.md): a command naming
+one (`cp x .git/hooks/pre-commit`) gets no rule, like a write to it."""
+
 _DEVICE_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _SUBSTITUTIONS = ("command_substitution", "process_substitution")
 
@@ -225,6 +232,8 @@ def rule_of(words: list[str | None]) -> str | None:
         return None
     if "/" in program:  # `./deploy.sh`: the file can change after the rule is saved
         return None
+    if any(w is not None and _names_sensitive(w) for w in words[1:]):
+        return None
     if program == "rm" and any(w is None or _deletes_recursively(w) for w in words[1:]):
         return None
     if program == "find" and any(w is None or w in ("-exec", "-execdir", "-ok", "-okdir", "-delete") for w in words[1:]):
@@ -251,6 +260,12 @@ def rule_of(words: list[str | None]) -> str | None:
         return None
     rule = f"{program} {sub}" if sub is not None else program
     return None if rule in DANGEROUS_SUBCOMMANDS else rule
+
+
+def _names_sensitive(word: str) -> bool:
+    """Whether the argument `word` names a sensitive path (`.git/hooks/x`, `~/.ssh`, `.env.prod`)."""
+    parts = word.replace("=", "/").split("/")
+    return any(p in SENSITIVE_NAMES or p.startswith(".env") for p in parts)
 
 
 def _deletes_recursively(word: str) -> bool:
