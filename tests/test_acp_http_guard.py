@@ -158,7 +158,7 @@ def test_idle_connections_expire(start_http):
         time.sleep(0.5)  # a request within the idle time keeps it; pausing longer lets it expire
 
 
-async def test_abandoned_connections_leave_nothing_behind():
+async def test_abandoned_connections_leave_nothing_behind(tmp_path):
     from iac_code.acp.http import HttpApp
     from iac_code.acp.server import IacAgent
     from iac_code.config import Settings
@@ -167,7 +167,7 @@ async def test_abandoned_connections_leave_nothing_behind():
         gc.collect()
         return sum(isinstance(o, IacAgent) for o in gc.get_objects())
 
-    app = HttpApp(Settings(model="scripted", http_idle_timeout=3600), token=None)
+    app = HttpApp(Settings(model="scripted", config_dir=tmp_path, http_idle_timeout=3600), token=None)
     baseline = live_agents()
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         ids = [(await client.post("/", json=INIT)).headers["acp-connection-id"] for _ in range(100)]
