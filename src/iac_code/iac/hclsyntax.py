@@ -23,7 +23,18 @@ def locate_error(text: str, line: int, column: int, exc: Exception) -> tuple[int
     what = f"unexpected {str(token)!r}" if token is not None and str(token).strip() else "unexpected input"
     if token is not None and getattr(token, "type", "") == "$END":
         what = "unexpected end of file"
+    lines = text.split("\n")
+    if 1 <= line <= len(lines) and lines[line - 1][: max(column - 1, 0)].strip() == "":
+        prev = line - 1
+        while prev >= 1 and not lines[prev - 1].split("#")[0].strip():
+            prev -= 1
+        previous = lines[prev - 1].split("#")[0].rstrip() if prev >= 1 else ""
+        if _HALF_STATEMENT.match(previous):
+            return prev, 1, f"syntax error: {previous.strip()!r} is neither an argument (name = value) nor a block (name {{ ... }})"
     return line, column, f"syntax error: {what}"
+
+
+_HALF_STATEMENT = re.compile(r'^\s*[A-Za-z_][\w-]*(\s+("[^"]*"|[A-Za-z_][\w-]*))+\s*$')
 
 
 def _scan(text: str) -> tuple[int, int, str] | None:
