@@ -9,6 +9,7 @@ duplicate keys with positions, and builds Python values whose mappings (`PosDict
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,14 +81,31 @@ def _parse(text: str) -> YamlFile:
                 continue
             docs.append(YamlDoc(_value(node, problems, 0), node.start_mark.line + 1))
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        # an unclosed quote or [ / { is reported where it ends the file: its start is the place
+        opened = exc.context and exc.context.startswith(("while scanning a quoted", "while parsing a flow"))
+        mark = (exc.context_mark if opened else None) or exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, col = _unclosed_quote(text, line) or (line, col)
         what = exc.problem or "syntax error"
         context = f" ({exc.context})" if exc.context else ""
         problems.append((line, col, "yaml.syntax", f"YAML syntax error: {what}{context}"))
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         problems.append((1, 1, "yaml.syntax", f"YAML error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"))
     return YamlFile(docs, problems)
+
+
+_OPEN_QUOTE = re.compile(r'(?:^|:\s+|-\s+)("(?:[^"\\]|\\.)*)$')
+
+
+def _unclosed_quote(text: str, line: int) -> tuple[int, int] | None:
+    """The line (up to 10 above a syntax error) whose value opens a double quote it does not
+    close: the string then swallows the next lines, and the parser fails further down."""
+    lines = text.split("\n")
+    for n in range(max(1, line - 10), min(line, len(lines)) + 1):
+        m = _OPEN_QUOTE.search(lines[n - 1].split(" #")[0] if '"' not in lines[n - 1].split(" #", 1)[-1] else lines[n - 1])
+        if m and n < line:
+            return n, m.start(1) + 1
+    return None
 
 
 def _pos(node: yaml.Node) -> tuple[int, int]:
