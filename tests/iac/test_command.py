@@ -151,3 +151,12 @@ def test_a_project_cfnlintrc_cannot_make_validation_run_its_code(tmp_path: Path)
     proc = run(".", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not marker.exists()
+
+
+def test_problems_that_only_moved_are_not_new(tmp_path: Path) -> None:
+    main = tmp_path / "main.tf"
+    before = 'variable "a" {\n  type = string\n}\n\nvariable "a" {\n  type = string\n}\n'
+    after = "# the variables\n\n" + before + 'output "x" {\n  value = var.b\n}\n'
+    main.write_text(after)
+    found = new_problems(main, before, after)
+    assert [d.rule for d in found] == ["terraform.undeclared-variable"]

@@ -6,10 +6,12 @@ A `Diagnostic` names a file (absolute path), a 1-based line and column, a severi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+_LINE_NUMBERS = re.compile(r"(line |at |\.tf:|\.yaml:|\.yml:|\.tfvars:|\.json:)\d+")
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -30,8 +32,9 @@ class Diagnostic:
         return (str(self.file), self.line, self.column, self.rule, self.message)
 
     def identity(self) -> tuple[str, str, str]:
-        """What stays the same when lines shift: file, rule and message (used to find *new* problems)."""
-        return (str(self.file), self.rule, self.message)
+        """What stays the same when lines shift: file, rule and message with the line numbers it
+        quotes blanked (used to find *new* problems)."""
+        return (str(self.file), self.rule, _LINE_NUMBERS.sub(r"\1#", self.message))
 
 
 def diag(file: Path, line: int, column: int, severity: Severity, rule: str, message: str) -> Diagnostic:
