@@ -160,3 +160,32 @@ def test_problems_that_only_moved_are_not_new(tmp_path: Path) -> None:
     main.write_text(after)
     found = new_problems(main, before, after)
     assert [d.rule for d in found] == ["terraform.undeclared-variable"]
+
+
+def test_terraform_validate_runs_only_when_asked_and_initialised(tmp_path: Path, monkeypatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    fake = bin_dir / "terraform"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> {log}\n'
+        'if [ "$1" = validate ]; then\n'
+        '  echo \'{"valid": false, "diagnostics": [{"severity": "error", "summary": "Unsupported argument",'
+        ' "detail": "An argument named \\"bogus\\" is not expected here.",'
+        ' "range": {"filename": "main.tf", "start": {"line": 2, "column": 3}}}]}\'\n'
+        "fi\n"
+        "exit 0\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.tf").write_text('resource "aws_s3_bucket" "b" {\n  bogus = 1\n}\n')
+    assert [d.rule for d in validate([project])] == []  # not asked
+    assert [d.rule for d in validate([project], Options(terraform_validate=True))] == []  # not initialised
+    (project / ".terraform").mkdir()
+    found = validate([project], Options(terraform_validate=True))
+    assert [(d.file.name, d.line, d.rule) for d in found] == [("main.tf", 2, "terraform.validate")]
+    calls = log.read_text().split("\n")
+    assert all(c.split()[0] in ("fmt", "validate") for c in calls if c.strip())  # never init, plan or apply
