@@ -40,6 +40,7 @@ class AgentProcess:
         self._filter: asyncio.Task[None] | None = None
         self._exited: asyncio.Future[int] | None = None
         self._transports: list[asyncio.BaseTransport] = []
+        self._stdin_transport: asyncio.BaseTransport | None = None
 
     @classmethod
     def start(cls, command: AgentCommand, cwd: Path, env: Mapping[str, str]) -> AgentProcess:
@@ -96,6 +97,7 @@ class AgentProcess:
         self._transports.append(transport)
         write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, self.popen.stdin)
         self._transports.append(write_transport)
+        self._stdin_transport = write_transport
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         self.stdout = asyncio.StreamReader(limit=limit)
         self._filter = asyncio.ensure_future(self._pass_messages(raw, self.stdout))
@@ -131,14 +133,25 @@ class AgentProcess:
         """End an agent that still runs: stdin closed and SIGTERM to its group, then after `grace` seconds SIGKILL."""
         if self.popen.returncode is not None:
             return
-        with contextlib.suppress(Exception):
-            if self.popen.stdin is not None:
-                self.popen.stdin.close()
+        self._close_stdin()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGTERM)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.wait(), grace)
         self.kill()
+
+    def _close_stdin(self) -> None:
+        """Close the agent's stdin through its transport once attached, never under it.
+
+        Closing the pipe's file object while its transport is registered with the event loop
+        leaves the loop watching a closed descriptor number; the next pipe that gets that number
+        (the next agent's stdin) then loses its registration and nothing written reaches it.
+        """
+        with contextlib.suppress(Exception):
+            if self._stdin_transport is not None:
+                self._stdin_transport.close()
+            elif self.popen.stdin is not None:
+                self.popen.stdin.close()
 
     def close(self) -> None:
         """Kill the agent if it still runs and close the pipes now (not when garbage-collected)."""
