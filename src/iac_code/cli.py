@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import sys
@@ -50,6 +49,8 @@ def _acp(args: argparse.Namespace) -> int:
             print(f"iac-code acp: {exc}", file=sys.stderr)
             return 2
         return _exit_now(128 + signum if signum else 0)
+    import asyncio
+
     from iac_code.acp.stdio import serve_stdio
 
     signum = asyncio.run(serve_stdio(settings))
@@ -73,6 +74,8 @@ def _exit_now(status: int) -> int:
 
 
 def _headless(args: argparse.Namespace) -> int:
+    import asyncio
+
     from iac_code.headless import run_prompt
     from iac_code.logs import setup_logging
 
@@ -108,7 +111,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from iac_code.iac.command import run
 
-    from iac_code.config import default_config_dir
+    from iac_code.configdir import default_config_dir  # not iac_code.config: pydantic costs start-up
     from iac_code.iac.engine import config_options
 
     conf = config_options(default_config_dir())

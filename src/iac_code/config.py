@@ -23,6 +23,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from iac_code.configdir import default_config_dir
 from iac_code.redact import MIN_SECRET_CHARS, SECRET_ENV_NAMES
 
 log = logging.getLogger(__name__)
@@ -59,12 +60,6 @@ CREDENTIALS_HELP = (
     "environment or `anthropic_api_key` in ~/.iac-code/config.json, or use the offline model "
     "with IAC_CODE_MODEL=scripted."
 )
-
-
-def default_config_dir() -> Path:
-    """Return the config dir: `$IAC_CODE_CONFIG_DIR` or `~/.iac-code`."""
-    override = os.environ.get("IAC_CODE_CONFIG_DIR")
-    return Path(override).expanduser() if override else Path.home() / ".iac-code"
 
 
 class _JsonFileSource(PydanticBaseSettingsSource):
