@@ -110,15 +110,19 @@ class AgentConnection:
             return await self._serve(conn, process, on_ready)
         finally:
             self.conn = None
-            with contextlib.suppress(Exception):
-                await conn.close()
-            await process.stop(STOP_GRACE)
-            if not drain.done():
-                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(asyncio.shield(drain), STDERR_GRACE)
-            if not drain.done():
-                drain.cancel()
-            process.close()
+            try:
+                with contextlib.suppress(Exception):
+                    await conn.close()
+                await process.stop(STOP_GRACE)
+                if not drain.done():
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(drain), STDERR_GRACE)
+            finally:
+                # also when the app cancels this run as it quits: pipes left to the garbage
+                # collector would be closed later, by fd number, under a later agent's pipes
+                if not drain.done():
+                    drain.cancel()
+                process.close()
             terminals = getattr(self.client, "terminals", None)
             if terminals is not None:  # the agent is gone: nobody will release its terminals
                 await terminals.close()

@@ -9,6 +9,8 @@ Run as `python scenario_agent.py SCENARIO` (stdio), or in-process by the benchma
 - `unfinished`: a tool call left in progress and one left pending, then the turn ends.
 - `chunks:N`: N agent text chunks.
 - `dies`: a tool call left running, then the agent process exits with status 1.
+- `stream:N`: N agent text chunks, paced (about one per millisecond), for typing while they stream.
+- `turn`: a short answer and a completed tool call with a few lines of output (long sessions).
 
 Every prompt plays the scenario once more. Used by the large-content tests and by bench/.
 """
@@ -116,6 +118,15 @@ class ScenarioAgent:
             import os
 
             os._exit(1)
+        elif name == "stream":
+            for i in range(int(arg)):
+                await self._update(session_id, helpers.update_agent_message_text(f"word{i} " + ("\n\n" if i % 60 == 59 else "")))
+                await asyncio.sleep(0.001)
+        elif name == "turn":
+            await self._update(session_id, helpers.update_agent_message_text(f"Turn {self.calls}: I read the file and it looks fine.\n\nNothing to change."))
+            output = "\n".join(f'resource "null_resource" "r{i}" {{}}' for i in range(8))
+            await self._update(session_id, helpers.start_tool_call(call_id, "Read main.tf", kind="read", status="in_progress"))
+            await self._update(session_id, helpers.update_tool_call(call_id, status="completed", content=[helpers.tool_content(helpers.text_block(output))]))
         elif name == "chunks":
             for i in range(int(arg)):
                 await self._update(session_id, helpers.update_agent_message_text(f"word{i} " + ("\n\n" if i % 60 == 59 else "")))

@@ -30,6 +30,7 @@ from textual.widget import Widget
 from iac_tui import config
 from iac_tui.messages import PermissionAnswer
 from iac_tui.widgets.agent_error import AgentError
+from iac_tui.widgets.diff import warm_up_highlighting
 from iac_tui.widgets.message import AgentMessage, UserMessage
 from iac_tui.widgets.note import Note
 from iac_tui.widgets.plan import PlanView
@@ -67,6 +68,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.anchor()
+        # the first diff would pay Pygments' start-up; pay it in the background once the app runs
+        self.set_timer(1.0, lambda: self.run_worker(warm_up_highlighting, thread=True, exit_on_error=False, group="warm-up"))
 
     # ----- following the bottom -----
 

@@ -9,9 +9,11 @@ so a large permission request lays out in a moment. A long open diff is folded t
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
+from typing import Any
 
-from textual import events
+from textual import events, highlight
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
@@ -65,11 +67,58 @@ def counts_label(added: int, removed: int) -> Content:
     return Content.from_markup("[$text-success]+$a[/] [$text-error]-$r[/]", a=str(added), r=str(removed))
 
 
-def make_diff_view(change: FileChange, *, split: bool | None = None) -> DiffView:
-    """A `DiffView` of one change; `split` None lets it split when the width allows (never for a new file)."""
+_LANGUAGES: dict[str, str] = {}
+
+
+def _guess_language(code: str, path: str | None) -> str:
+    """`textual.highlight.guess_language`, remembered per file extension: Pygments' guess
+    tries every lexer's file patterns (tens of milliseconds per call, two calls per diff)."""
+    key = os.path.splitext(path)[1] if path and os.path.splitext(path)[1] else f"{path}\0{code[:200]}"
+    language = _LANGUAGES.get(key)
+    if language is None:
+        language = _LANGUAGES[key] = _textual_guess(code, path)
+    return language
+
+
+_textual_guess = highlight.guess_language
+
+
+def warm_up_highlighting() -> None:
+    """Pay Pygments' first-use cost (loading its lexer tables and plugins, about half a second)
+    ahead of the first diff; run it in a thread while nothing else happens."""
+    _guess_language('resource "x" "y" {}\n', "main.tf")
+
+
+class _DiffView(DiffView):
+    """textual-diff-view's `DiffView`, guessing each file type's language once per process."""
+
+    @property
+    def highlighted_code_lines(self) -> tuple[list[Any], list[Any]]:
+        if self._highlighted_code_lines is not None:
+            return self._highlighted_code_lines
+        highlight.guess_language = _guess_language  # read by DiffView at call time; no await in between
+        try:
+            return super().highlighted_code_lines
+        finally:
+            highlight.guess_language = _textual_guess
+
+
+def fits_split(change: FileChange, width: int) -> bool:
+    """Whether side by side fits in `width` columns (as `DiffView`'s auto split judges it)."""
+    lines = (change.old_text or "").expandtabs().splitlines() + change.new_text.expandtabs().splitlines()
+    longest = max((len(line) for line in lines), default=0)
+    numbers = len(str(max(len((change.old_text or "").splitlines()), len(change.new_text.splitlines()), 1)))
+    return width >= longest * 2 + 4 + 2 * numbers + 6
+
+
+def make_diff_view(change: FileChange, *, split: bool | None = None, width: int = 0) -> DiffView:
+    """A `DiffView` of one change; `split` None lets it split when the width allows (never for a
+    new file). `width`, the columns it will get, decides that up front (one layout, not two)."""
     new_file = change.old_text is None
     auto = split is None and not new_file
-    return DiffView(change.path, change.path, change.old_text or "", change.new_text, split=bool(split), annotations=True, auto_split=auto)
+    if auto and width:
+        split = fits_split(change, width)
+    return _DiffView(change.path, change.path, change.old_text or "", change.new_text, split=bool(split), annotations=True, auto_split=auto)
 
 
 class EditDiff(VerticalGroup):
@@ -94,9 +143,15 @@ class EditDiff(VerticalGroup):
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="diff-header", markup=False)
         if self.is_open:
-            yield make_diff_view(self.change)
+            yield make_diff_view(self.change, width=self._expected_width())
             if self.long:
                 yield Static(self._more(), classes="diff-more", markup=False)
+
+    def _expected_width(self) -> int:
+        """Columns the diff will get: this widget's, once laid out, else the screen's less the panel's frame."""
+        if self.size.width:
+            return self.size.width
+        return max(self.app.size.width - 10, 20) if self.is_attached else 0
 
     def _header(self) -> Content:
         mark = "▾" if self.is_open else "▸"

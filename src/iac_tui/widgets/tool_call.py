@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from iac_tui.display import project_relative, strip_root
-from iac_tui.widgets.diff import EditDiff, FileChange, counts_label
+from iac_tui.widgets.diff import MANY_FILES, EditDiff, FileChange, counts_label
 from iac_tui.widgets.tool_output import ToolOutput
 
 KIND_ICONS = {
@@ -175,7 +175,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         self._refresh_header()
 
     def _refresh_header(self) -> None:
-        if not self.is_mounted:
+        if not self.is_mounted or not self.query(".tool-icon"):  # not composed yet, or being torn down
             return
         for cls in ("-pending", "-running", "-completed", "-failed", "-interrupted", "-awaiting"):
             self.remove_class(cls)
@@ -272,6 +272,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             status = ""  # the agent's own text says it
         result: list[Widget] = []
         open_rows = 0
+        open_budget = 0 if len(self.diff_changes()) > MANY_FILES else OPEN_DIFFS
         text_index = 0
         for index, (kind, value) in enumerate(wanted):
             current = children[index] if index < len(children) else None
@@ -295,7 +296,8 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
                 continue
             diff = EditDiff(path, value.old_text, value.new_text, open=False)
             # the first diffs open, as long as they are short: the rest wait as one-line headers
-            if index == 0 or (open_rows + diff.added + diff.removed <= OPEN_DIFF_ROWS and index < OPEN_DIFFS):
+            # (none opens for an edit of several files: the full-screen reviewer shows those)
+            if open_budget and (index == 0 or (open_rows + diff.added + diff.removed <= OPEN_DIFF_ROWS and index < open_budget)):
                 diff.set_reactive(EditDiff.is_open, True)
                 diff.set_class(True, "-open")
             open_rows += diff.added + diff.removed

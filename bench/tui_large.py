@@ -1,0 +1,269 @@
+"""iac-tui under load, as a table: launch, a 50-diff permission request, typing while text streams, a long session.
+
+    python bench/tui_large.py [--only launch,diffs,typing,session] [--turns 1000]
+
+- launch: `python -m iac_tui` in a pseudo-terminal (120x40) on the real `iac-code acp` (scripted
+  model), from exec to the status bar saying "new session" (the prompt is ready for input).
+  Twice: as shipped (the agent starts before the UI toolkit is imported) and with the toolkit
+  imported first (the order before), median of `--repeat` runs each.
+- diffs: a foreign agent (in-process, the SDK's agent side over its memory transport) asks
+  permission for one edit of 50 files of 21 lines; time from the agent sending the request to the
+  question shown (the docked question up and a screen refresh done), and to the reviewer shown.
+- typing: while 10,000 text chunks stream (paced at about 1,000 a second, a fast agent), 40 keys
+  are typed into the prompt box; per key, the time from pressing it to its character being in
+  the prompt's text (median and 95th percentile).
+- session: 1,000 prompt turns (a short answer and a tool call each) through the app; the app's
+  RSS after 100 / 250 / 500 / 1,000 turns, with pruning (default 2,500 rows) and without.
+
+The in-process agent is `tests/tui/scenario_agent.py`. Figures to compare on one machine; the
+load average is printed with them (other work on the machine inflates wall times).
+Nothing here asserts a threshold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests" / "tui"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+# ----- launch -----
+
+UI_FIRST = "import iac_tui.app, sys; from iac_tui.cli import main; sys.exit(main())"
+
+
+def launch_once(project: Path, env: dict[str, str], ui_first: bool) -> float | None:
+    """Seconds from exec to "new session" on the screen (None: not within 60 s)."""
+    args = ["-c", UI_FIRST, str(project)] if ui_first else ["-m", "iac_tui", str(project)]
+    start = time.monotonic()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the app, in the pseudo-terminal
+        os.execve(sys.executable, [sys.executable, *args], env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    seen = b""
+    ready = None
+    while time.monotonic() - start < 60:
+        readable, _, _ = select.select([fd], [], [], 0.02)
+        if not readable:
+            continue
+        try:
+            seen += os.read(fd, 1 << 16)
+        except OSError:
+            break
+        if b"new session" in seen:
+            ready = time.monotonic() - start
+            break
+    os.write(fd, b"\x11")  # ctrl+q
+    time.sleep(0.3)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return ready
+
+
+def bench_launch(repeat: int) -> list[tuple[str, str]]:
+    work = Path(tempfile.mkdtemp(prefix="tui-launch-"))
+    script = work / "script.json"
+    script.write_text(json.dumps({"turns": []}))
+    env = dict(os.environ, IAC_CODE_MODEL="scripted", IAC_CODE_SCRIPT=str(script), IAC_CODE_CONFIG_DIR=str(work / "cfg"), TERM="xterm-256color")
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    rows = []
+    for label, ui_first in (("launch -> ready for input (agent started first)", False), ("launch -> ready for input (UI imported first)", True)):
+        times = [t for t in (launch_once(work, env, ui_first) for _ in range(repeat)) if t is not None]
+        rows.append((label, f"{statistics.median(times):.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)})" if times else "did not get ready"))
+    return rows
+
+
+# ----- in-process runs -----
+
+
+def make_app(scenario: str, work: Path):  # noqa: ANN201
+    from scenario_agent import ScenarioAgent
+    from tui_stream import MemoryConnection
+
+    from iac_tui.app import IacTui
+
+    agent = ScenarioAgent(scenario)
+    project = work / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    app = IacTui(project, animations=False, history_file=None, log_dir=work / "logs", connection_factory=lambda client: MemoryConnection(client, agent))
+    return app, agent
+
+
+async def until(pilot, predicate, timeout: float = 120.0, step: float = 0.001) -> None:  # noqa: ANN001
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise RuntimeError(f"timed out: {predicate}")
+        await pilot.pause(step)
+
+
+async def bench_diffs() -> list[tuple[str, str]]:
+    from iac_tui.screens.diff_review import DiffReview
+    from iac_tui.widgets.permission import PermissionQuestion
+
+    app, agent = make_app("diffs:50:21", Path(tempfile.mkdtemp(prefix="tui-diffs-")))
+    asked: list[float] = []
+    original = agent.prompt
+
+    async def prompt(session_id, prompt, **kw):  # noqa: ANN001, ANN003, ANN202
+        request = agent.conn.request_permission
+
+        async def timed(**kwargs):  # noqa: ANN003, ANN202
+            asked.append(time.perf_counter())
+            asked.append(time.process_time())
+            return await request(**kwargs)
+
+        agent.conn.request_permission = timed
+        return await original(session_id, prompt, **kw)
+
+    agent.prompt = prompt
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.state.session_id, step=0.02)
+        await pilot.pause(2.0)  # as in use: the app has been up a moment (its start-up work is done)
+        app.prompt.load_text("edit everything")
+        await pilot.press("enter")
+        question = app.query_one(PermissionQuestion)
+        await until(pilot, lambda: question.current is not None and question.display)
+        await app.animator.wait_until_complete()
+        await pilot.pause(0)
+        shown, shown_cpu = time.perf_counter() - asked[0], time.process_time() - asked[1]
+        await until(pilot, lambda: isinstance(app.screen, DiffReview))
+        await pilot.pause(0)
+        review, review_cpu = time.perf_counter() - asked[0], time.process_time() - asked[1]
+        await pilot.press("escape")
+        question.choose(0)
+        await until(pilot, lambda: not app.busy)
+    return [
+        ("50-diff permission request -> question shown", f"{shown:.2f} s wall, {shown_cpu:.2f} s CPU"),
+        ("  -> full-screen reviewer shown", f"{review:.2f} s wall, {review_cpu:.2f} s CPU"),
+    ]
+
+
+async def bench_typing(chunks: int, keys: int) -> list[tuple[str, str]]:
+    """Keys are posted as the terminal driver posts them (Pilot.press would wait for an idle
+    queue, which a stream never leaves); the echo is polled every millisecond."""
+    from textual import events
+
+    app, _ = make_app(f"stream:{chunks}", Path(tempfile.mkdtemp(prefix="tui-typing-")))
+    latencies = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.state.session_id, step=0.02)
+        app.prompt.load_text("stream please")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.query("AgentMessage"))
+        for i in range(keys):
+            if not app.busy:
+                break
+            char = "abcdefghij"[i % 10]
+            before = app.prompt.text
+            start = time.perf_counter()
+            app.post_message(events.Key(char, char))
+            while app.prompt.text == before:
+                await asyncio.sleep(0.001)
+            latencies.append(time.perf_counter() - start)
+            await asyncio.sleep(0.1)
+        streamed = len(app.query("AgentMessage").last().source.split())
+        await until(pilot, lambda: not app.busy, timeout=600, step=0.05)
+    if not latencies:
+        return [("keystroke -> echo while streaming", "stream ended before typing")]
+    latencies.sort()
+    p95 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.95))]
+    return [
+        (
+            f"keystroke -> echo while {chunks:,} chunks stream ({len(latencies)} keys)",
+            f"median {statistics.median(latencies) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms ({streamed:,} chunks shown by the last key)",
+        )
+    ]
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+async def session_rss(turns: int) -> dict:
+    import gc
+
+    app, _ = make_app("turn", Path(tempfile.mkdtemp(prefix="tui-session-")))
+    marks = {m for m in (100, 250, 500, 1000, turns) if m <= turns}
+    out = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.state.session_id, step=0.02)
+        for turn in range(1, turns + 1):
+            app.prompt.load_text(f"question {turn}")
+            await pilot.press("enter")
+            await until(pilot, lambda t=turn: app.turns_ended >= t, step=0.002)
+            if turn in marks:
+                await pilot.pause(0.05)
+                gc.collect()
+                out[turn] = (rss_mib(), len(app.conversation.children))
+    return out
+
+
+def bench_session(turns: int) -> list[tuple[str, str]]:
+    rows = []
+    for label, limit in (("pruned at 2,500 rows", None), ("never pruned", "100000000")):
+        env = dict(os.environ)
+        if limit:
+            env["IAC_TUI_MAX_ROWS"] = limit
+        out = subprocess.run([sys.executable, __file__, "--one-session", str(turns)], capture_output=True, text=True, env=env, check=False)
+        if out.returncode != 0:
+            rows.append((f"{turns:,}-turn session, {label}", "failed: " + out.stderr.strip().splitlines()[-1]))
+            continue
+        marks = json.loads(out.stdout.strip().splitlines()[-1])
+        figures = ", ".join(f"{int(k):,}: {v[0]:.0f} MiB/{v[1]} blocks" for k, v in sorted(marks.items(), key=lambda kv: int(kv[0])))
+        rows.append((f"RSS after N turns, {label}", figures))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="launch,diffs,typing,session")
+    parser.add_argument("--repeat", type=int, default=3, help="launch runs per order (median shown)")
+    parser.add_argument("--turns", type=int, default=1000)
+    parser.add_argument("--one-session", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one_session:
+        print(json.dumps(asyncio.run(session_rss(args.one_session))))
+        return 0
+    wanted = set(args.only.split(","))
+    rows: list[tuple[str, str]] = []
+    if "launch" in wanted:
+        rows += bench_launch(args.repeat)
+    if "diffs" in wanted:
+        rows += asyncio.run(bench_diffs())
+    if "typing" in wanted:
+        rows += asyncio.run(bench_typing(10_000, 40))
+    if "session" in wanted:
+        rows += bench_session(args.turns)
+    width = max(len(r[0]) for r in rows)
+    print(f"iac-tui under load ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
+    for name, value in rows:
+        print(f"  {name:<{width}}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
