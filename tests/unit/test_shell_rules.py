@@ -40,6 +40,10 @@ def test_rules_name_program_and_subcommand_per_part(command, expected):
         "git -c core.fsmonitor=x status", "kubectl delete pod x", "python3 script.py", "$(echo rm) -rf /",
         "echo hi > out.txt", ">out.txt echo hi", "cat <<EOF > out.txt\nhi\nEOF", "ls >> log", "echo $(ls > f)",
         "for f in *; do rm $f; done", "cp hook .git/hooks/pre-commit", "cat ~/.ssh/id_rsa", "tee -a ~/.bashrc",
+        "cat <<EOF | sh\nid\nEOF", "cat <<EOF\n`id`\nEOF", "ls ${X:-`id`}", "cp x -t.git/hooks",
+        "cp x .g${X}it/hooks/pre-commit", "cat $HOME/.ssh/id_rsa", "cp x .GIT/config", "cp x .gi?/config",
+        "terraform apply -auto-approve=true", "git --config-env=core.fsmonitor=HOME status", "npm exec cowsay",
+        "hash -p ./evil ls", "git config core.hooksPath .", "cp x \"$(printf .git)/hooks/pre-commit\"",
         "cp x .gi\"\"t/config", "sed -i s/a/b/ .env.prod", "git --git-dir=.git/x status", "./deploy.sh", "/usr/bin/rm x", "npx some-package", "uvx tool", "f() { ls; }", "echo \"unclosed", "", "dd if=/dev/zero of=x",
     ],
 )

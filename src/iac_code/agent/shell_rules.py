@@ -16,6 +16,7 @@ program given by its path, a command prefixed with variable assignments, an opaq
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 import tree_sitter
@@ -55,6 +56,8 @@ NO_RULE_PROGRAMS = frozenset(
         "sudo", "doas", "su", "pkexec", "env", "xargs", "eval", "exec", "command", "builtin", "nohup",
         "time", "timeout", "nice", "ionice", "watch", "strace", "parallel", "flock", "setsid", "chroot",
         "source", ".", "ssh", "trap",
+        # change what a later word runs: `hash -p ./evil ls`, `enable -f x.so`, `shopt -s expand_aliases`
+        "alias", "unalias", "hash", "enable", "shopt",
         # shells and interpreters: their argument is a program
         "bash", "sh", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3", "perl", "ruby",
         "node", "deno", "bun", "php", "lua", "awk", "gawk", "osascript",
@@ -70,6 +73,8 @@ DANGEROUS_SUBCOMMANDS = frozenset(
     {
         "terraform destroy", "tofu destroy", "terragrunt destroy", "pulumi destroy", "cdk destroy",
         "kubectl delete", "helm uninstall", "helm delete", "git clean", "git push", "git reset",
+        "npm exec", "npm x", "pnpm dlx", "pnpm exec", "yarn dlx",  # download a package and run it, like npx
+        "git config",  # writes .git/config, which runs code (core.fsmonitor, core.hooksPath)
     }
 )
 """Subcommands that destroy infrastructure or history: no rule is saved for them."""
@@ -100,6 +105,15 @@ SENSITIVE_NAMES = frozenset(
 """Path components that make an argument name a sensitive path (PROTOCOL.md): a command naming
 one (`cp x .git/hooks/pre-commit`) gets no rule, like a write to it."""
 
+_HEREDOC_STATEMENTS = frozenset({"command", "pipeline", "list", "redirected_statement", "subshell", "negated_command"})
+"""What tree-sitter puts inside a heredoc redirect when the line goes on after `<<EOF`."""
+
+_INERT_LEAVES = frozenset({"raw_string", "ansi_c_string", "comment", "heredoc_start", "heredoc_end"})
+_EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution"})
+_PATHLESS_PROGRAMS = frozenset({"echo", "printf", "true", "false", ":", "test", "[", "expr", "seq", "sleep"})
+"""Programs that never open a file named by an argument: an argument whose value is only known
+when the command runs (`echo "$(whoami)"`) cannot make them touch a sensitive path."""
+
 _DEVICE_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _SUBSTITUTIONS = ("command_substitution", "process_substitution")
 
@@ -117,7 +131,7 @@ def parts(command: str) -> list[Part]:
     """The parts of `command` (see the module docstring); an opaque command is one part with no rule."""
     try:
         root = _parser().parse(command.encode("utf-8", "surrogatepass")).root_node
-        if root.has_error:
+        if root.has_error or _hides_substitution(root):
             raise Opaque
         found: list[Part] = []
         _walk(root, found)
@@ -126,6 +140,19 @@ def parts(command: str) -> list[Part]:
     except (Opaque, UnicodeError, RecursionError):
         return [Part(command.strip(), None)]
     return found
+
+
+def _hides_substitution(root: tree_sitter.Node) -> bool:
+    """Whether a word tree-sitter left unparsed holds `$(` or a backtick that bash would run
+    (`${X:-`rm x`}`, a backtick in a heredoc body): the command is then opaque."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count:
+            stack.extend(node.children)
+        elif node.is_named and node.type not in _INERT_LEAVES and (b"`" in node.text or b"$(" in node.text):
+            return True
+    return False
 
 
 def _walk(node: tree_sitter.Node, out: list[Part]) -> None:
@@ -146,6 +173,9 @@ def _walk(node: tree_sitter.Node, out: list[Part]) -> None:
     elif kind in ("heredoc_redirect", "herestring_redirect"):  # `cat <<EOF > x`: the `> x` is inside
         _nested_redirects(node, out)
         _substitutions(node, out)
+        for child in node.named_children:  # `cat <<EOF | sh`: the rest of the line is inside too
+            if child.type in _HEREDOC_STATEMENTS:
+                _walk(child, out)
     else:
         raise Opaque
 
@@ -209,6 +239,7 @@ def _simple(node: tree_sitter.Node) -> Part:
     if node.type == "declaration_command":  # export / local / declare / readonly / typeset
         return Part(text, None)
     words: list[str | None] = []
+    expanded = False  # an argument whose value is only known when the command runs
     for child in node.named_children:
         if child.type == "variable_assignment":  # `LD_PRELOAD=x ls`: the environment changes the program
             return Part(text, None)
@@ -218,9 +249,23 @@ def _simple(node: tree_sitter.Node) -> Part:
             words.append(_literal(child.named_children[0]) if child.named_children else None)
         elif child.type in _ARGUMENTS:
             words.append(_literal(child))
+            if _names_sensitive(_unquoted(child)):
+                return Part(text, None)
+            expanded = expanded or child.type in _EXPANSIONS or _has_expansion(child)
         else:
             raise Opaque
+    if expanded and words and words[0] not in _PATHLESS_PROGRAMS:
+        return Part(text, None)  # `cp x "$(printf .git)/hooks/x"`: the path is not known until it runs
     return Part(text, rule_of(words))
+
+
+def _has_expansion(node: tree_sitter.Node) -> bool:
+    return any(c.type in _EXPANSIONS or _has_expansion(c) for c in node.named_children)
+
+
+def _unquoted(node: tree_sitter.Node) -> str:
+    """The text of an argument with its quotes and backslashes removed (expansions left as written)."""
+    return re.sub(r"[\\'\"]", "", node.text.decode("utf-8", "replace"))
 
 
 def rule_of(words: list[str | None]) -> str | None:
@@ -256,16 +301,23 @@ def rule_of(words: list[str | None]) -> str | None:
             continue
         sub = word
         break
-    if any(w in DANGEROUS_FLAGS for w in words[1:]):
+    if any(w.split("=", 1)[0] in DANGEROUS_FLAGS for w in words[1:] if w is not None):
         return None
     rule = f"{program} {sub}" if sub is not None else program
     return None if rule in DANGEROUS_SUBCOMMANDS else rule
 
 
 def _names_sensitive(word: str) -> bool:
-    """Whether the argument `word` names a sensitive path (`.git/hooks/x`, `~/.ssh`, `.env.prod`)."""
-    parts = word.replace("=", "/").split("/")
-    return any(p in SENSITIVE_NAMES or p.startswith(".env") for p in parts)
+    """Whether the argument `word` may name a sensitive path (`.git/hooks/x`, `~/.ssh`, `.env.prod`),
+    also as an option's attached value (`-t.git/hooks`, `--output=.env`), in any letter case (a
+    case-insensitive disk opens `.GIT/config` as `.git/config`), or through a glob that can match a
+    hidden name (`.gi?/config`)."""
+    for part in re.split(r"[/=]", word.casefold()):
+        if any(part.endswith(name) for name in SENSITIVE_NAMES) or ".env" in part:
+            return True
+        if part.startswith(".") and any(c in part for c in "*?["):
+            return True
+    return False
 
 
 def _deletes_recursively(word: str) -> bool:
