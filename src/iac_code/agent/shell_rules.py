@@ -99,7 +99,7 @@ _ARGUMENTS = frozenset(
 """Nodes allowed inside an argument (command substitutions in them are parts of their own)."""
 
 SENSITIVE_NAMES = frozenset(
-    {".git", ".iac-code", ".ssh", ".aws", ".kube", ".aliyun", ".gnupg", ".azure", ".docker", ".bashrc",
+    {".git", ".terraform", ".iac-code", ".ssh", ".aws", ".kube", ".aliyun", ".gnupg", ".azure", ".docker", ".bashrc",
      ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig"}
 )
 """Path components that make an argument name a sensitive path (PROTOCOL.md): a command naming

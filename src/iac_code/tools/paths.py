@@ -27,9 +27,10 @@ SENSITIVE_FILE_NAMES = frozenset(
 PLAIN_CONFIG_DIRS = frozenset({".ssh", ".aws", ".azure"})
 """Sensitive directories whose `config` file holds settings, not secrets (unlike `.kube/config`)."""
 
-CONTROL_DIR_NAMES = frozenset({".git", ".iac-code", ".aliyun"}) | SENSITIVE_DIR_NAMES
+CONTROL_DIR_NAMES = frozenset({".git", ".iac-code", ".aliyun", ".terraform"}) | SENSITIVE_DIR_NAMES
 """Directories whose files, once written, run code or redirect credentials (git hooks and config,
-ssh and cloud CLI config, the agent's own settings): writes anywhere in them are sensitive."""
+ssh and cloud CLI config, the agent's own settings, the provider plugins `terraform` starts):
+writes anywhere in them are sensitive."""
 CONTROL_FILE_NAMES = frozenset(
     {
         ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
@@ -108,11 +109,13 @@ def is_inside(path: Path, root: Path) -> bool:
 def is_sensitive(path: Path, config_dir: Path, *, writing: bool = False) -> bool:
     """Whether reading `path` could expose secrets (`.ssh` keys, cloud credentials, `.env` files, the
     config dir), or, with `writing`, whether writing it could also run code or redirect credentials
-    (anything under `.git/`, `.iac-code/`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up
-    files; PROTOCOL.md, Permissions: "Sensitive paths"). `path` must be real (symlinks resolved)."""
+    (anything under `.git/`, `.iac-code/`, `.terraform/`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`,
+    shell start-up files; PROTOCOL.md, Permissions: "Sensitive paths"). Names are compared in any
+    letter case. `path` must be real (symlinks resolved)."""
     real_config = Path(os.path.realpath(config_dir))
     if is_inside(path, real_config):
         return True
+    path = Path(*(part.casefold() for part in path.parts))  # a case-insensitive disk opens `.GIT/config` as `.git/config`
     if writing and (path.name in CONTROL_FILE_NAMES or any(part in CONTROL_DIR_NAMES for part in path.parts)):
         return True
     if writing and path.parent.name == "fish" and path.parent.parent.name == ".config":
