@@ -41,3 +41,24 @@ async def test_saved_bash_rules_cover_no_hidden_part_of_a_command(tmp_path):
     assert (project / "copy.txt").exists()  # the saved rules did run what they cover
     assert not list(project.glob("pwned*"))
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
+
+
+SECRET_READS = ["cat deploy.pem", "cat .netrc", "cat sub/.git-credentials", "cat .pgpass"]
+
+
+async def test_a_saved_cat_rule_reads_no_file_the_file_tools_ask_for(tmp_path):
+    """The files `read_file` asks for (keys, credentials) are the ones a saved `cat` rule does not cover."""
+    project = tmp_path / "proj"
+    (project / "sub").mkdir(parents=True)
+    (project / "notes.txt").write_text("notes\n")
+    for name in ("deploy.pem", ".netrc", "sub/.git-credentials", ".pgpass"):
+        (project / name).write_text("machine x login y password hunter2-secret\n")
+    read = {"blocks": [{"type": "tool_use", "name": "read_file", "input": {"path": "deploy.pem"}}]}
+    script = [bash("cat notes.txt"), read, *(bash(c) for c in SECRET_READS), {"blocks": [{"type": "text", "text": "done"}]}]
+    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
+    async with spawn_agent(project, script=script, client=client) as agent:
+        sid = await agent.new_session()
+        await agent.prompt(sid, "go")
+        asked = [c.tool_call.raw_input.get("command") or c.tool_call.raw_input["path"] for c in client.permissions]
+        assert asked == ["cat notes.txt", "deploy.pem", *SECRET_READS]
+        assert "hunter2-secret" not in repr(agent.client.updates[sid])

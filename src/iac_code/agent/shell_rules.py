@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import tree_sitter
 import tree_sitter_bash
 
+from iac_code.tools.paths import CONTROL_DIR_NAMES, CONTROL_FILE_NAMES, SENSITIVE_FILE_NAMES
+
 
 @dataclass(frozen=True, slots=True)
 class Part:
@@ -99,11 +101,12 @@ _ARGUMENTS = frozenset(
 """Nodes allowed inside an argument (command substitutions in them are parts of their own)."""
 
 SENSITIVE_NAMES = frozenset(
-    {".git", ".terraform", ".iac-code", ".ssh", ".aws", ".kube", ".aliyun", ".gnupg", ".azure", ".docker", ".bashrc",
-     ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig"}
+    name.casefold() for name in CONTROL_DIR_NAMES | CONTROL_FILE_NAMES | SENSITIVE_FILE_NAMES | {".git", ".iac-code"}
 )
-"""Path components that make an argument name a sensitive path (PROTOCOL.md): a command naming
-one (`cp x .git/hooks/pre-commit`) gets no rule, like a write to it."""
+"""Path components that make an argument name a sensitive path: the names `tools.paths` holds
+sensitive for the file tools (PROTOCOL.md), so a command naming one (`cp x .git/hooks/pre-commit`,
+`cat ~/.netrc`) gets no rule, like a write or a read of it with a file tool. Names ending `.pem`
+and holding `.env` count too."""
 
 _HEREDOC_STATEMENTS = frozenset({"command", "pipeline", "list", "redirected_statement", "subshell", "negated_command"})
 """What tree-sitter puts inside a heredoc redirect when the line goes on after `<<EOF`."""
@@ -313,7 +316,7 @@ def _names_sensitive(word: str) -> bool:
     case-insensitive disk opens `.GIT/config` as `.git/config`), or through a glob that can match a
     hidden name (`.gi?/config`)."""
     for part in re.split(r"[/=]", word.casefold()):
-        if any(part.endswith(name) for name in SENSITIVE_NAMES) or ".env" in part:
+        if any(part.endswith(name) for name in SENSITIVE_NAMES) or ".env" in part or part.endswith(".pem"):
             return True
         if part.startswith(".") and any(c in part for c in "*?["):
             return True
