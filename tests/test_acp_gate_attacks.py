@@ -62,3 +62,25 @@ async def test_a_saved_cat_rule_reads_no_file_the_file_tools_ask_for(tmp_path):
         asked = [c.tool_call.raw_input.get("command") or c.tool_call.raw_input["path"] for c in client.permissions]
         assert asked == ["cat notes.txt", "deploy.pem", *SECRET_READS]
         assert "hunter2-secret" not in repr(agent.client.updates[sid])
+
+
+OUTSIDE_READS = ["grep -r hunter2 ~", "cd; grep -r hunter2 .", "grep -r hunter2 ..", "grep -r hunter2 /proc/self/cwd/.."]
+
+
+async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_the_parent(tmp_path):
+    """`grep -r x ~` would read every key under the home directory: a rule saved in a project
+    covers paths in it (a read tool asks for a path outside the cwd too)."""
+    home = tmp_path / "home"
+    (home / "keys").mkdir(parents=True)
+    (home / "keys" / "token.txt").write_text("hunter2-secret\n")
+    project = home / "proj"
+    project.mkdir()
+    (project / "notes.txt").write_text("notes\n")
+    script = [bash("grep -r notes ."), *(bash(c) for c in OUTSIDE_READS), {"blocks": [{"type": "text", "text": "done"}]}]
+    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
+    async with spawn_agent(project, script=script, client=client, env={"HOME": str(home)}) as agent:
+        sid = await agent.new_session()
+        await agent.prompt(sid, "go")
+        asked = [c.tool_call.raw_input["command"] for c in client.permissions]
+        assert asked == ["grep -r notes .", *OUTSIDE_READS]
+        assert "hunter2-secret" not in repr(agent.client.updates[sid])

@@ -282,6 +282,10 @@ def rule_of(words: list[str | None]) -> str | None:
         return None
     if any(w is not None and _names_sensitive(w) for w in words[1:]):
         return None
+    if program not in _PATHLESS_PROGRAMS and any(w is not None and _leaves_cwd(w) for w in words[1:]):
+        return None
+    if program in ("cd", "pushd") and (len(words) == 1 or "-" in words[1:]):  # `cd` alone goes home
+        return None
     if program == "rm" and any(w is None or _deletes_recursively(w) for w in words[1:]):
         return None
     if program == "find" and any(w is None or w in ("-exec", "-execdir", "-ok", "-okdir", "-delete") for w in words[1:]):
@@ -319,6 +323,20 @@ def _names_sensitive(word: str) -> bool:
         if any(part.endswith(name) for name in SENSITIVE_NAMES) or ".env" in part or part.endswith(".pem"):
             return True
         if part.startswith(".") and any(c in part for c in "*?["):
+            return True
+    return False
+
+
+def _leaves_cwd(word: str) -> bool:
+    """Whether the argument `word` names a path that may be outside the session's cwd: absolute,
+    from `~`, or through `..` (also as an option's value, `--file=/x`, `-C/x`). A rule saved in a
+    project covers the project: `grep -r key ~` reads every secret of the home directory."""
+    for piece in word.split("="):
+        if piece.startswith("-") and not piece.startswith("--"):
+            piece = piece[2:]
+        if piece in _DEVICE_FILES:
+            continue
+        if piece.startswith(("/", "~")) or ".." in piece.split("/"):
             return True
     return False
 
