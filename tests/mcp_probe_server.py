@@ -5,6 +5,8 @@
                                                   # port (written to PORTFILE once it listens)
     python mcp_probe_server.py sse PORTFILE       # the older HTTP+SSE transport (`/sse`)
     python mcp_probe_server.py crash              # exits at once with an error on stderr
+    python mcp_probe_server.py stubborn           # stdio, but ignores SIGTERM, outlives its stdin
+                                                  # and has a child (`sleep`) in its process group
 
 Tools: `echo` (read-only: returns its text), `write_note` (writes `notes/<name>.txt` under the
 server's working directory), `fail` (a tool error: `isError`), `picture` (text, an image and a
@@ -117,5 +119,16 @@ if __name__ == "__main__":
         sys.exit(2)
     elif mode in ("http", "sse"):
         serve_http(sys.argv[2], mode)
+    elif mode == "stubborn":
+        import signal
+        import subprocess
+        import time
+
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        with open("pids.log", "a", encoding="utf-8") as pids:
+            pids.write(f"{child.pid}\n")
+        server.run("stdio")
+        time.sleep(300)
     else:
         server.run("stdio")

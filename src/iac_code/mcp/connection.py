@@ -24,21 +24,22 @@ from typing import Any, Literal
 
 import anyio
 import httpx2
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession
 from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, Implementation, PaginatedRequestParams, Tool
 
 from iac_code.mcp.servers import McpServerSpec
+from iac_code.mcp.stdio import stdio_server
 
 log = logging.getLogger(__name__)
 
 Status = Literal["connecting", "connected", "failed", "stopped"]
 STOP_TIMEOUT = 5.0
-"""Seconds `stop` waits for the owner task (a stdio server gets 2 s after its stdin closes, then
-SIGTERM to its process group) before cancelling it; the SDK's process shutdown is shielded."""
+"""Seconds `stop` waits for the owner task before cancelling it. A stdio server is stopped within
+about 1 s (`mcp/stdio.py`: stdin closed, SIGTERM then SIGKILL to its process group), shielded;
+an HTTP connection's close is what this bounds."""
 STDERR_TAIL = 3
 
 
@@ -135,8 +136,7 @@ class McpConnection:
         spec = self.spec
         if spec.transport == "stdio":
             self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-            params = StdioServerParameters(command=spec.command, args=list(spec.args), env=spec.env or None, cwd=self.cwd)
-            async with stdio_client(params, errlog=self._stderr) as streams:
+            async with stdio_server(spec.command, list(spec.args), spec.env or None, self.cwd, self._stderr) as streams:
                 yield streams
         elif spec.transport == "http":
             client = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
