@@ -20,8 +20,8 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.reactive import var
-from textual.widgets import Footer
 
 from iac_tui import config
 from iac_tui import messages as m
@@ -36,23 +36,18 @@ from iac_tui.process import AgentProcess
 from iac_tui.screens.help import HelpScreen
 from iac_tui.screens.sessions import SessionChoice, SessionPicker
 from iac_tui.screens.settings import SettingPicker
-from iac_tui.sessions import SessionManager, error_text
+from iac_tui.sessions import FirstSession, SessionManager, error_text
 from iac_tui.state import Setting, SessionState
 from iac_tui.stderr_log import new_log_path
 from iac_tui.widgets.badge import FollowBadge
 from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.conversation import Conversation
+from iac_tui.widgets.footer import FittedFooter
 from iac_tui.widgets.permission import PermissionQuestion, describe
 from iac_tui.widgets.prompt import Command, PromptArea
 from iac_tui.widgets.status import StatusBar
 from iac_tui.widgets.working import WorkingIndicator
 
-STOP_REASONS = {
-    "cancelled": ("Cancelled.", "warning"),
-    "max_tokens": ("Stopped: the model reached its output token limit (max_tokens).", "warning"),
-    "max_turn_requests": ("Stopped: the turn reached its limit of model requests (max_turn_requests).", "warning"),
-    "refusal": ("Stopped: the model refused to go on (refusal).", "warning"),
-}
 FILE_INDEX_TTL = 10.0
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
@@ -73,9 +68,10 @@ class IacTui(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "iac-tui"
     ENABLE_COMMAND_PALETTE = False
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal"), (140, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-medium"), (100, "-normal"), (140, "-wide")]
 
-    BINDINGS = [
+    BINDINGS = [  # f1 first: the footer cuts from the end when the terminal is narrow
+        Binding("f1", "help", "Help"),
         Binding("escape", "cancel_turn", "Cancel"),
         Binding("ctrl+s", "sessions", "Sessions"),
         Binding("ctrl+n", "new_session", "New"),
@@ -85,7 +81,6 @@ class IacTui(App[None]):
         Binding("ctrl+t", "toggle_thoughts", "Thoughts"),
         Binding("ctrl+o", "toggle_outputs", "Outputs"),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
-        Binding("f1", "help", "Help"),
         Binding("end", "follow", "Follow", priority=True),
     ]
 
@@ -115,10 +110,7 @@ class IacTui(App[None]):
         self.initial_prompt = initial_prompt
         self.project = Path(project).expanduser().resolve()
         self.agent_command = agent or default_agent_command()
-        self.initial_model = model
-        self.initial_mode = mode
-        self.resume_id = resume
-        self.continue_last = continue_last
+        self.first_session = FirstSession(resume, continue_last, model, mode)
         self.extra_env = dict(env or {})
         self.animations = animations
         self.log_dir = log_dir or config.logs_dir()
@@ -126,7 +118,15 @@ class IacTui(App[None]):
         self.connection_factory = connection_factory
         self.history = PromptHistory(history_file, str(self.project))
         self.state = SessionState()
-        self.sessions = SessionManager(self)
+        self.sessions = SessionManager(
+            self.state,
+            self.project,
+            self.post_to_conversation,
+            conn=lambda: self.conn,
+            capabilities=lambda: self.capabilities,
+            changed=self.refresh_status,
+            notify=lambda text: self.notify(text, severity="error"),
+        )
         self.client: TuiClient | None = None
         self.connection: AgentConnection | None = None
         self.agent_info: Any = None
@@ -140,7 +140,7 @@ class IacTui(App[None]):
     # ----- layout -----
 
     def compose(self) -> ComposeResult:
-        yield Conversation(self.project)
+        yield Conversation(self.project, project_label=self.cwd_label)
         with Vertical(id="input-area"):
             yield FollowBadge()
             yield WorkingIndicator(animate=self.animations)
@@ -152,7 +152,7 @@ class IacTui(App[None]):
                 placeholder="Ask the agent…   / commands · @ files · f1 help",
             )
         yield StatusBar()
-        yield Footer()
+        yield FittedFooter()
 
     @property
     def conversation(self) -> Conversation:
@@ -174,11 +174,7 @@ class IacTui(App[None]):
         """The status bar."""
         return self.query_one(StatusBar)
 
-    def on_resize(self) -> None:
-        self.query_one(Footer).compact = self.size.width < 80
-
     def on_mount(self) -> None:
-        self.query_one(Footer).compact = self.size.width < 80
         prompt = self.prompt
         prompt.completion = self.query_one(CompletionList)
         prompt.files = self._project_files
@@ -199,8 +195,7 @@ class IacTui(App[None]):
         self.run_worker(self._run_agent(), group="agent", exclusive=True, exit_on_error=False, name="agent")
 
     async def _run_agent(self) -> None:
-        client = TuiClient(self.post_message, self.project)
-        client.session_id = self.state.session_id
+        client = TuiClient(self.post_to_conversation, self.project, self.state)
         self.client = client
         try:
             log_path: Path | None = new_log_path(self.log_dir)
@@ -216,22 +211,29 @@ class IacTui(App[None]):
         self.connection = connection
         outcome = await connection.run(self._on_agent_ready)
         written = connection.stderr.path
-        self.post_message(m.AgentStopped(outcome.reason, outcome.returncode, connection.stderr.tail(20), str(written) if written else None))
+        self.post_to_conversation(m.AgentStopped(outcome.reason, outcome.returncode, connection.stderr.tail(20), str(written) if written else None))
+
+    def post_to_conversation(self, message: Message) -> None:
+        """Deliver one of the agent's messages (or of the app's own requests) to the
+        conversation, in order; it bubbles on to the app once drawn."""
+        self.conversation.post_message(message)
 
     async def _on_agent_ready(self, response: Any) -> None:
         self.agent_info = response
         self.agent_state = "ready"
+        self.conversation.agent_name = self.agent_name
         try:
             async with asyncio.timeout(SESSION_TIMEOUT):
                 if self._restoring and self.state.session_id:
                     await self.sessions.reattach(self.state.session_id)
                 else:
-                    await self.sessions.open_first()
+                    await self.sessions.open_first(self.first_session)
+                    self.first_session = FirstSession()  # a restart does not apply them again
         except TimeoutError:  # alive but mute: without a session the app is stuck, so stop it (ctrl+r restarts)
             if self.connection is not None:
                 self.connection.stop(f"The agent did not open a session within {SESSION_TIMEOUT:.0f} s.")
         except Exception as exc:  # the agent refused or went away; say so and keep running
-            self.post_message(m.Notice(f"Could not open a session: {error_text(exc)}", "error"))
+            self.post_to_conversation(m.Notice(f"Could not open a session: {error_text(exc)}", "error"))
         self._restoring = False
         if not self.busy:
             self.indicator.stop()  # "Starting the agent…"
@@ -252,32 +254,7 @@ class IacTui(App[None]):
         """The agent's `agentCapabilities` (None before initialize)."""
         return getattr(self.agent_info, "agent_capabilities", None)
 
-    def session_capability(self, name: str) -> bool:
-        """The agent announced `sessionCapabilities.<name>` (list, fork, resume, close)."""
-        caps = getattr(self.capabilities, "session_capabilities", None)
-        return getattr(caps, name, None) is not None
-
-    @property
-    def can_load(self) -> bool:
-        """The agent supports `session/load`."""
-        return bool(getattr(self.capabilities, "load_session", False))
-
-    async def on_session_entered(self, message: m.SessionEntered) -> None:
-        await self.conversation.clear()
-
-    async def on_notice(self, message: m.Notice) -> None:
-        await self.conversation.note(message.text, message.variant)
-
-    async def on_session_opened(self, message: m.SessionOpened) -> None:
-        if message.session_id != self.state.session_id:
-            return
-        await self.conversation.close_open()
-        if message.how == "new":
-            await self.conversation.welcome(self.agent_name, self.cwd_label)
-        if message.note:
-            await self.conversation.note(message.note)
-        elif message.how == "load":
-            await self.conversation.note("Session loaded.")
+    def on_session_opened(self, message: m.SessionOpened) -> None:
         self.refresh_status()
         self.refresh_bindings()
 
@@ -297,44 +274,13 @@ class IacTui(App[None]):
         status.set_mode(mode.current_name if mode else None)
         status.set_usage(state.context_used, state.context_size, state.last_usage)
 
-    # ----- updates from the agent -----
-
-    def _current(self, message: m.SessionUpdate) -> bool:
-        return message.session_id == self.state.session_id
-
-    async def on_message_chunk(self, message: m.MessageChunk) -> None:
-        if not self._current(message):
-            return
-        if message.attachment is not None:
-            await self.conversation.user_attachment(message.attachment)
-        elif message.role == "user":
-            await self.conversation.user_text(message.text)
-        else:
-            await self.conversation.agent_text(message.text)
-
-    async def on_thought_chunk(self, message: m.ThoughtChunk) -> None:
-        if self._current(message):
-            await self.conversation.thought_text(message.text)
-
-    async def on_tool_call(self, message: m.ToolCall) -> None:
-        if self._current(message):
-            await self.conversation.tool_call(message.update)
-
-    async def on_terminal_output(self, message: m.TerminalOutput) -> None:
-        await self.conversation.terminal_output(message.terminal)
-
-    async def on_plan_changed(self, message: m.PlanChanged) -> None:
-        if self._current(message):
-            await self.conversation.plan(message.entries)
+    # ----- session state from the agent (drawn by the conversation, then bubbled here) -----
 
     def on_usage_changed(self, message: m.UsageChanged) -> None:
-        if self._current(message):
-            self.state.context_used, self.state.context_size = message.used, message.size
-            self.refresh_status()
+        self.state.context_used, self.state.context_size = message.used, message.size
+        self.refresh_status()
 
     def on_commands_changed(self, message: m.CommandsChanged) -> None:
-        if not self._current(message):
-            return
         self.state.commands = message.commands
         hints = []
         for command in message.commands:
@@ -343,21 +289,19 @@ class IacTui(App[None]):
         self.prompt.commands = hints
 
     def on_mode_changed(self, message: m.ModeChanged) -> None:
-        if self._current(message):
-            self.state.set_mode(message.mode_id)
-            self.refresh_status()
+        self.state.set_mode(message.mode_id)
+        self.refresh_status()
 
     def on_config_changed(self, message: m.ConfigChanged) -> None:
-        if self._current(message):
-            self.state.config_options = message.options
-            self.refresh_status()
-            self.refresh_bindings()
+        self.state.config_options = message.options
+        self.refresh_status()
+        self.refresh_bindings()
 
     def on_mcp_status_changed(self, message: m.McpStatusChanged) -> None:
         self.state.mcp_servers[message.session_id] = message.servers
 
     def on_session_info_changed(self, message: m.SessionInfoChanged) -> None:
-        if self._current(message) and message.title:
+        if message.title:
             self.state.title = message.title
             self.refresh_status()
 
@@ -390,19 +334,15 @@ class IacTui(App[None]):
                 raise ConnectionError("the agent is not running")
             response = await conn.prompt(session_id=session_id, prompt=blocks)
         except acp.RequestError as exc:
-            self.post_message(m.TurnEnded(session_id, None, error=error_text(exc)))
+            self.post_to_conversation(m.TurnEnded(session_id, None, error=error_text(exc)))
         except ConnectionError:
-            self.post_message(m.TurnEnded(session_id, None, error=""))  # AgentStopped explains
+            self.post_to_conversation(m.TurnEnded(session_id, None, error=""))  # AgentStopped explains
         except Exception as exc:  # never leave the app "working" forever
-            self.post_message(m.TurnEnded(session_id, None, error=error_text(exc)))
+            self.post_to_conversation(m.TurnEnded(session_id, None, error=error_text(exc)))
         else:
-            self.post_message(m.TurnEnded(session_id, response.stop_reason, response.usage))
+            self.post_to_conversation(m.TurnEnded(session_id, response.stop_reason, response.usage))
 
-    async def on_turn_ended(self, message: m.TurnEnded) -> None:
-        if message.session_id != self.state.session_id:
-            return
-        await self.conversation.close_open()
-        self.conversation.interrupt_unfinished()
+    def on_turn_ended(self, message: m.TurnEnded) -> None:
         self.busy = False
         self.turns_ended += 1
         self.indicator.stop()
@@ -411,11 +351,6 @@ class IacTui(App[None]):
         if message.usage is not None:
             self.state.last_usage = message.usage
         self.refresh_status()
-        if message.error:
-            await self.conversation.note(f"The prompt failed: {message.error}", "error")
-        elif message.stop_reason and message.stop_reason != "end_turn":
-            text, variant = STOP_REASONS.get(message.stop_reason, (f"Stopped: {message.stop_reason}.", "warning"))
-            await self.conversation.note(text, variant)
         self._files_at = 0.0  # files may have changed
         if not isinstance(self.focused, PromptArea):
             self.prompt.focus()
@@ -439,11 +374,12 @@ class IacTui(App[None]):
 
     # ----- permissions -----
 
-    async def on_permission_requested(self, message: m.PermissionRequested) -> None:
-        if message.session_id != self.state.session_id:
+    def on_permission_requested(self, message: m.PermissionRequested) -> None:
+        """The conversation showed the call; the docked question asks (and owns the request from here)."""
+        panel = self.conversation.tool_panel(message.tool_call.tool_call_id)
+        if panel is None:  # the session was left meanwhile
             message.reply.answer(None)
             return
-        panel = await self.conversation.awaiting_permission(message.tool_call, message.reply)
         subject = describe(message.tool_call, panel.kind, panel.title, self.project)
         self.query_one(PermissionQuestion).ask(message, panel.kind, subject)
         self.bell()
@@ -458,6 +394,9 @@ class IacTui(App[None]):
         prompt.focus()
         if self.busy:
             self.indicator.start("Working…")
+
+    def on_prompt_area_tabbed(self, message: PromptArea.Tabbed) -> None:
+        self.conversation.focus_newest()
 
     def on_permission_question_typed(self, message: PermissionQuestion.Typed) -> None:
         self.prompt.append(message.text)
@@ -481,14 +420,12 @@ class IacTui(App[None]):
 
     # ----- the agent stopped -----
 
-    async def on_agent_stopped(self, message: m.AgentStopped) -> None:
+    def on_agent_stopped(self, message: m.AgentStopped) -> None:
         self.agent_state = "stopped"
         if self.client is not None:
             self.client.cancel_permissions()
         self.busy = False
         self.indicator.stop()
-        self.conversation.interrupt_unfinished()
-        await self.conversation.agent_error(message.reason, message.stderr_tail, message.log_path)
         self.refresh_status()
 
     def action_restart_agent(self) -> None:
@@ -507,8 +444,10 @@ class IacTui(App[None]):
         if action == "restart_agent":
             return True if self.agent_state == "stopped" else False
         if action == "pick" and parameters:
-            return self.state.setting(str(parameters[0])) is not None
-        if action in ("sessions", "new_session"):
+            return self.agent_state == "ready" and self.state.setting(str(parameters[0])) is not None
+        if action == "sessions":
+            return self.agent_state == "ready" and self.sessions.session_capability("list")
+        if action == "new_session":
             return self.agent_state == "ready"
         if action == "follow":  # hidden while following, so that `end` stays the prompt box's key
             found = self.query(Conversation)
@@ -564,7 +503,7 @@ class IacTui(App[None]):
     def action_sessions(self) -> None:
         if self._refuse_while_busy():
             return
-        if not self.session_capability("list"):
+        if not self.sessions.session_capability("list"):
             self.notify("This agent cannot list its sessions.", severity="warning")
             return
         self._open_picker()
@@ -576,7 +515,7 @@ class IacTui(App[None]):
         except (ConnectionError, acp.RequestError) as exc:
             self.notify(f"Could not list sessions: {error_text(exc)}", severity="error")
             return
-        can_fork = self.session_capability("fork") and (self.can_load or self.session_capability("resume"))
+        can_fork = self.sessions.session_capability("fork") and (self.sessions.can_load or self.sessions.session_capability("resume"))
         choice = await self.push_screen_wait(SessionPicker(sessions, self.state.session_id, can_fork))
         if choice is not None:
             await self._do_switch(choice)
@@ -596,7 +535,7 @@ class IacTui(App[None]):
             elif choice.session_id != self.state.session_id:
                 await self.sessions.load(choice.session_id)
         except (ConnectionError, acp.RequestError) as exc:
-            self.post_message(m.Notice(f"Could not open the session: {error_text(exc)}", "error"))
+            self.post_to_conversation(m.Notice(f"Could not open the session: {error_text(exc)}", "error"))
 
     # ----- @path completion -----
 

@@ -37,6 +37,7 @@ from acp.schema import (
 from textual.message import Message
 
 from iac_tui import messages as m
+from iac_tui.state import SessionState
 from iac_tui.terminals import Terminal, Terminals
 
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -75,19 +76,25 @@ def attachment_name(block: Any) -> str | None:
 class TuiClient:
     """Receives the agent's notifications and requests for the app.
 
-    `post` delivers a message to the app (normally `App.post_message`). Updates for a session
-    other than `session_id` (once set) are dropped: they belong to a session the app left.
+    `post` delivers a message to the app (its conversation's `post_message`). `state` is the
+    app's `SessionState`: updates for a session other than `state.session_id` (once set) are
+    dropped here, the one place that filters them (they belong to a session the app left).
     """
 
-    def __init__(self, post: Callable[[Message], Any], root: Path) -> None:
+    def __init__(self, post: Callable[[Message], Any], root: Path, state: SessionState | None = None) -> None:
         self._post = post
         self.root = Path(os.path.realpath(root))
-        self.session_id: str | None = None
+        self.state = state if state is not None else SessionState()
         self._permissions: set[m.PermissionAnswer] = set()
         self.terminals = Terminals(self._terminal_changed)
         self._terminals_changed: set[Terminal] = set()
 
     # ----- session/update -----
+
+    @property
+    def session_id(self) -> str | None:
+        """The session the app shows (kept in the app's `SessionState`)."""
+        return self.state.session_id
 
     def _wanted(self, session_id: str) -> bool:
         return self.session_id is None or session_id == self.session_id

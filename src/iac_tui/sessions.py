@@ -9,13 +9,17 @@ session is ready, `Notice` for what it could not do.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import acp
+from textual.message import Message
 
 from iac_tui import messages as m
 from iac_tui.mcp import configured_servers
-from iac_tui.state import Setting
+from iac_tui.state import SessionState, Setting
 
 MAX_SESSION_PAGES = 20
 
@@ -38,18 +42,50 @@ def sort_sessions(sessions: list[Any]) -> list[Any]:
     return sorted(dated, key=lambda s: s.updated_at, reverse=True) + undated
 
 
-class SessionManager:
-    """The session requests of one app (`app` is the `IacTui`)."""
+@dataclass(frozen=True, slots=True)
+class FirstSession:
+    """What the command line asks of the first session: `--resume ID`, `--continue`, `--model`, `--mode`."""
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    resume: str | None = None
+    continue_last: bool = False
+    model: str | None = None
+    mode: str | None = None
+
+
+class SessionManager:
+    """The session requests of one app.
+
+    `state` is the app's `SessionState` (the one place the current session id is kept),
+    `project` the directory sessions are opened in, `post` delivers messages to the
+    conversation, `conn()` is the live ACP connection (None while the agent is down),
+    `capabilities()` the agent's `agentCapabilities` (None before `initialize`), `changed()`
+    redraws the status, and `notify(text)` shows an error that belongs to no session.
+    """
+
+    def __init__(
+        self,
+        state: SessionState,
+        project: Path,
+        post: Callable[[Message], None],
+        conn: Callable[[], Any],
+        capabilities: Callable[[], Any],
+        changed: Callable[[], None],
+        notify: Callable[[str], None],
+    ) -> None:
+        self.state = state
+        self.project = project
+        self.post = post
+        self._conn = conn
+        self._capabilities = capabilities
+        self.changed = changed
+        self.notify = notify
         self._mcp_problems: list[str] = []
         self._mcp_problems_told = False
 
     def mcp_servers(self) -> list[Any]:
         """The config file's MCP servers for the agent; its problems are told once, after the
         session opens (`tell_mcp_problems`), so that entering the session does not clear them."""
-        servers, problems = configured_servers(self.app.capabilities)
+        servers, problems = configured_servers(self.capabilities)
         if problems and not self._mcp_problems_told:
             self._mcp_problems = problems
         return servers
@@ -58,13 +94,33 @@ class SessionManager:
         """Show the config file's unusable MCP entries, once per app."""
         if self._mcp_problems and not self._mcp_problems_told:
             self._mcp_problems_told = True
-            self.app.post_message(m.Notice("MCP servers not passed to the agent: " + "; ".join(self._mcp_problems) + ".", "warning"))
+            self.post(m.Notice("MCP servers not passed to the agent: " + "; ".join(self._mcp_problems) + ".", "warning"))
 
-    async def open_first(self) -> None:
+    @property
+    def conn(self) -> Any:
+        """The live ACP connection (None while the agent is down)."""
+        return self._conn()
+
+    @property
+    def capabilities(self) -> Any:
+        """The agent's `agentCapabilities` (None before initialize)."""
+        return self._capabilities()
+
+    def session_capability(self, name: str) -> bool:
+        """The agent announced `sessionCapabilities.<name>` (list, fork, resume, close)."""
+        caps = getattr(self.capabilities, "session_capabilities", None)
+        return getattr(caps, name, None) is not None
+
+    @property
+    def can_load(self) -> bool:
+        """The agent supports `session/load`."""
+        return bool(getattr(self.capabilities, "load_session", False))
+
+    async def open_first(self, first: FirstSession) -> None:
         """The first session: `--resume`, `--continue`, or a new one; then `--model`/`--mode`."""
-        if self.app.resume_id:
-            await self.load(self.app.resume_id)
-        elif self.app.continue_last:
+        if first.resume:
+            await self.load(first.resume)
+        elif first.continue_last:
             sessions = await self.list()
             if sessions:
                 await self.load(sessions[0].session_id)
@@ -72,73 +128,69 @@ class SessionManager:
                 await self.new(note="No earlier session in this project: started a new one.")
         else:
             await self.new()
-        await self.apply_initial_settings()
+        await self.apply_initial_settings(first.model, first.mode)
 
     async def enter(self, session_id: str, clear: bool = True) -> None:
         """Show `session_id` from now on: fresh state, and an empty conversation unless `clear` is False."""
         await self.close_current()
         if clear:
-            self.app.post_message(m.SessionEntered(session_id))
-        self.app.state.reset(session_id)
-        if self.app.client is not None:
-            self.app.client.session_id = session_id
-        self.app.refresh_status()
+            self.post(m.SessionEntered(session_id))
+        self.state.reset(session_id)
+        self.changed()
 
     async def close_current(self) -> None:
         """Close the session being left, if the agent supports `session/close`."""
-        old = self.app.state.session_id
-        if old and self.app.conn is not None and self.app.session_capability("close"):
+        old = self.state.session_id
+        if old and self.conn is not None and self.session_capability("close"):
             try:
-                await self.app.conn.close_session(session_id=old)
+                await self.conn.close_session(session_id=old)
             except Exception:  # the agent may have forgotten it; nothing to do
                 pass
 
     async def new(self, note: str | None = None, clear: bool = True) -> None:
         """Create a session in the project and show it (below the conversation shown, if not `clear`)."""
-        response = await self.app.conn.new_session(cwd=str(self.app.project), mcp_servers=self.mcp_servers())
+        response = await self.conn.new_session(cwd=str(self.project), mcp_servers=self.mcp_servers())
         await self.enter(response.session_id, clear=clear)
-        self.app.state.apply_session_response(response)
-        self.app.post_message(m.SessionOpened(response.session_id, "new", note))
+        self.state.apply_session_response(response)
+        self.post(m.SessionOpened(response.session_id, "new", note))
         self.tell_mcp_problems()
 
     async def load(self, session_id: str, note: str | None = None) -> None:
         """Show a stored session: `session/load` (its replay draws the conversation), else resume."""
-        if not self.app.can_load:
-            if self.app.session_capability("resume"):
+        if not self.can_load:
+            if self.session_capability("resume"):
                 await self.enter(session_id)
-                response = await self.app.conn.resume_session(session_id=session_id, cwd=str(self.app.project))
-                self.app.state.apply_session_response(response)
-                self.app.post_message(m.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
+                response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
+                self.state.apply_session_response(response)
+                self.post(m.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
                 return
             raise acp.RequestError.method_not_found("session/load")
         await self.enter(session_id)
-        response = await self.app.conn.load_session(cwd=str(self.app.project), session_id=session_id, mcp_servers=self.mcp_servers())
-        self.app.state.apply_session_response(response)
+        response = await self.conn.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=self.mcp_servers())
+        self.state.apply_session_response(response)
         await self.fetch_title(session_id)
-        self.app.post_message(m.SessionOpened(session_id, "load", note))
+        self.post(m.SessionOpened(session_id, "load", note))
         self.tell_mcp_problems()
 
     async def fetch_title(self, session_id: str) -> None:
         """A loaded session's title comes from `session/list` (load itself does not tell it)."""
-        if self.app.state.title or not self.app.session_capability("list"):
+        if self.state.title or not self.session_capability("list"):
             return
         try:
             sessions = await self.list()
         except (ConnectionError, acp.RequestError):
             return
         found = next((s for s in sessions if s.session_id == session_id), None)
-        if found is not None and found.title and self.app.state.session_id == session_id and not self.app.state.title:
-            self.app.state.title = found.title
+        if found is not None and found.title and self.state.session_id == session_id and not self.state.title:
+            self.state.title = found.title
 
     async def reattach(self, session_id: str) -> None:
         """After a restart: resume the session without replay if possible, else reload it."""
-        if self.app.session_capability("resume"):
-            response = await self.app.conn.resume_session(session_id=session_id, cwd=str(self.app.project))
-            self.app.state.apply_session_response(response)
-            if self.app.client is not None:
-                self.app.client.session_id = session_id
-            self.app.post_message(m.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
-        elif self.app.can_load:
+        if self.session_capability("resume"):
+            response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
+            self.state.apply_session_response(response)
+            self.post(m.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
+        elif self.can_load:
             await self.load(session_id, "Agent restarted; the session was reloaded.")
         else:
             # the old conversation stays on screen, for reading: only the agent forgot it
@@ -149,51 +201,50 @@ class SessionManager:
         sessions: list[Any] = []
         cursor = None
         for _ in range(MAX_SESSION_PAGES):
-            page = await self.app.conn.list_sessions(cwd=str(self.app.project), cursor=cursor)
+            page = await self.conn.list_sessions(cwd=str(self.project), cursor=cursor)
             sessions.extend(page.sessions)
             cursor = page.next_cursor
             if not cursor:
                 break
         return sort_sessions(sessions)
 
-    async def apply_initial_settings(self) -> None:
+    async def apply_initial_settings(self, model: str | None, mode: str | None) -> None:
         """Apply `--model` and `--mode` (by value or name), noting what cannot be applied."""
-        for category, value in (("model", self.app.initial_model), ("mode", self.app.initial_mode)):
+        for category, value in (("model", model), ("mode", mode)):
             if not value:
                 continue
-            setting = self.app.state.setting(category)
+            setting = self.state.setting(category)
             if setting is None:
-                self.app.post_message(m.Notice(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning"))
+                self.post(m.Notice(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning"))
                 continue
             choice = next((c for c in setting.choices if value in (c.value, c.name) or value.lower() == c.name.lower()), None)
             if choice is None:
                 names = ", ".join(c.value for c in setting.choices)
-                self.app.post_message(m.Notice(f"Unknown {category} {value!r}; one of: {names}.", "warning"))
+                self.post(m.Notice(f"Unknown {category} {value!r}; one of: {names}.", "warning"))
                 continue
             await self.change_setting(setting, choice.value)
-        self.app.initial_model = self.app.initial_mode = None
 
     async def change_setting(self, setting: Setting, value: str) -> None:
         """Set a config option (or the mode through `session/set_mode`) and record the result."""
-        session_id = self.app.state.session_id
-        if self.app.conn is None or session_id is None:
+        session_id = self.state.session_id
+        if self.conn is None or session_id is None:
             return
         try:
             if setting.via_modes:
-                await self.app.conn.set_session_mode(session_id=session_id, mode_id=value)
-                self.app.state.set_mode(value)
+                await self.conn.set_session_mode(session_id=session_id, mode_id=value)
+                self.state.set_mode(value)
             else:
-                response = await self.app.conn.set_config_option(config_id=setting.id, session_id=session_id, value=value)
+                response = await self.conn.set_config_option(config_id=setting.id, session_id=session_id, value=value)
                 if response is not None and response.config_options is not None:
-                    self.app.state.config_options = list(response.config_options)
+                    self.state.config_options = list(response.config_options)
                 if setting.category == "mode":
-                    self.app.state.set_mode(value)
+                    self.state.set_mode(value)
         except (ConnectionError, acp.RequestError) as exc:
-            self.app.notify(f"Could not change {setting.name}: {error_text(exc)}", severity="error")
-        self.app.refresh_status()
+            self.notify(f"Could not change {setting.name}: {error_text(exc)}")
+        self.changed()
 
 
     async def fork(self, session_id: str) -> None:
         """Branch a session (`session/fork`) and show the branch (loaded, so its history shows)."""
-        response = await self.app.conn.fork_session(session_id=session_id, cwd=str(self.app.project), mcp_servers=self.mcp_servers())
+        response = await self.conn.fork_session(session_id=session_id, cwd=str(self.project), mcp_servers=self.mcp_servers())
         await self.load(response.session_id, "Forked: this is a new branch of the session.")

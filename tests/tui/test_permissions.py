@@ -72,8 +72,8 @@ async def test_allow_always_is_not_asked_again(ws):
         {"blocks": [{"type": "text", "text": "Both written."}]},
     ]
     app = ws.app(turns)
-    asked = []
-    async with app.run_test(size=(100, 40), message_hook=lambda m: asked.append(m) if type(m).__name__ == "PermissionRequested" else None) as pilot:
+    asked = {}  # the requests by id: a message is seen once by each widget it bubbles through
+    async with app.run_test(size=(100, 40), message_hook=lambda m: asked.setdefault(id(m), m) if type(m).__name__ == "PermissionRequested" else None) as pilot:
         await ready(pilot)
         await send(pilot, "write both")
         await pending_question(pilot)

@@ -53,7 +53,7 @@ async def test_client_reads_and_writes_inside_the_project_only(tmp_path):
 
 async def test_client_posts_updates_in_order_and_filters_other_sessions(tmp_path):
     client, posted = make_client(tmp_path)
-    client.session_id = "s1"
+    client.state.session_id = "s1"
     await client.session_update("s1", helpers.update_agent_message_text("a"))
     await client.session_update("s2", helpers.update_agent_message_text("other"))
     await client.session_update("s1", helpers.update_agent_thought_text("t"))

@@ -109,7 +109,7 @@ async def pending_question(pilot: Any) -> Any:
     app = pilot.app
     question = app.query_one(PermissionQuestion)
     await wait_until(pilot, lambda: question.current is not None and not question.current.request.reply.done, what="a permission question")
-    await wait_until(pilot, lambda: app.focused is question, what="the question to take the keys")
+    await wait_until(pilot, lambda: app.focused is question and app.prompt.disabled, what="the question to take the keys")
     return question
 
 

@@ -18,16 +18,19 @@ the top says so. The session itself is untouched: loading it again shows everyth
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 
 from iac_tui import config
+from iac_tui import messages
 from iac_tui.messages import PermissionAnswer
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.diff import warm_up_highlighting
@@ -40,11 +43,21 @@ from iac_tui.widgets.welcome import Welcome
 
 
 PRUNE_TO = 0.6  # of max_rows
+STOP_REASONS = {
+    "cancelled": ("Cancelled.", "warning"),
+    "max_tokens": ("Stopped: the model reached its output token limit (max_tokens).", "warning"),
+    "max_turn_requests": ("Stopped: the turn reached its limit of model requests (max_turn_requests).", "warning"),
+    "refusal": ("Stopped: the model refused to go on (refusal).", "warning"),
+}
 
 
 class Conversation(VerticalScroll, can_focus=False):
     """The conversation view of one session; `root` is the project dir (for relative paths);
-    `max_rows` (default `config.max_conversation_rows()`) bounds what it keeps."""
+    `max_rows` (default `config.max_conversation_rows()`) bounds what it keeps; `project_label`
+    is how the welcome names the project.
+
+    It receives the agent's messages (`iac_tui.messages`) itself and draws them; they bubble on
+    to the app afterwards."""
 
     @dataclass
     class FollowChanged(Message):
@@ -53,9 +66,11 @@ class Conversation(VerticalScroll, can_focus=False):
         following: bool
         unread: int
 
-    def __init__(self, root: Path, max_rows: int | None = None) -> None:
+    def __init__(self, root: Path, max_rows: int | None = None, project_label: str = "") -> None:
         super().__init__(id="conversation")
         self.root = root
+        self.project_label = project_label
+        self.agent_name = "the agent"  # set by the app from `initialize`, for the welcome
         self.max_rows = max_rows or config.max_conversation_rows()
         self.pruned = 0  # blocks pruned so far
         self._prune_pending = False
@@ -70,6 +85,60 @@ class Conversation(VerticalScroll, can_focus=False):
         self.anchor()
         # the first diff would pay Pygments' start-up; pay it in the background once the app runs
         self.set_timer(1.0, lambda: self.run_worker(warm_up_highlighting, thread=True, exit_on_error=False, group="warm-up"))
+
+    # ----- what the agent says: the client posts it here, in arrival order -----
+    # Each message then bubbles up to the app, which keeps the session state and the status bar.
+
+    async def on_message_chunk(self, message: messages.MessageChunk) -> None:
+        if message.attachment is not None:
+            await self.user_attachment(message.attachment)
+        elif message.role == "user":
+            await self.user_text(message.text)
+        else:
+            await self.agent_text(message.text)
+
+    async def on_thought_chunk(self, message: messages.ThoughtChunk) -> None:
+        await self.thought_text(message.text)
+
+    async def on_tool_call(self, message: messages.ToolCall) -> None:
+        await self.tool_call(message.update)
+
+    async def on_terminal_output(self, message: messages.TerminalOutput) -> None:
+        await self.terminal_output(message.terminal)
+
+    async def on_plan_changed(self, message: messages.PlanChanged) -> None:
+        await self.plan(message.entries)
+
+    async def on_permission_requested(self, message: messages.PermissionRequested) -> None:
+        await self.awaiting_permission(message.tool_call, message.reply)
+
+    async def on_session_entered(self, message: messages.SessionEntered) -> None:
+        await self.clear()
+
+    async def on_session_opened(self, message: messages.SessionOpened) -> None:
+        await self.close_open()
+        if message.how == "new":
+            await self.welcome(self.agent_name, self.project_label)
+        if message.note:
+            await self.note(message.note)
+        elif message.how == "load":
+            await self.note("Session loaded.")
+
+    async def on_notice(self, message: messages.Notice) -> None:
+        await self.note(message.text, message.variant)
+
+    async def on_turn_ended(self, message: messages.TurnEnded) -> None:
+        await self.close_open()
+        self.interrupt_unfinished()
+        if message.error:
+            await self.note(f"The prompt failed: {message.error}", "error")
+        elif message.stop_reason and message.stop_reason != "end_turn":
+            text, variant = STOP_REASONS.get(message.stop_reason, (f"Stopped: {message.stop_reason}.", "warning"))
+            await self.note(text, variant)
+
+    async def on_agent_stopped(self, message: messages.AgentStopped) -> None:
+        self.interrupt_unfinished()
+        await self.agent_error(message.reason, message.stderr_tail, message.log_path)
 
     # ----- following the bottom -----
 
@@ -225,7 +294,11 @@ class Conversation(VerticalScroll, can_focus=False):
         """Show a permission request's tool call (a panel marked as waiting until `reply` is settled)."""
         panel = await self.tool_call(tool_call)
         panel.set_awaiting_permission(True)
-        reply.future.add_done_callback(lambda _: panel.set_awaiting_permission(False))
+        def settled(_: object) -> None:
+            with contextlib.suppress(NoMatches):  # the panel went away with its session
+                panel.set_awaiting_permission(False)
+
+        reply.future.add_done_callback(settled)
         if self._plan is not None and self._plan.is_attached:
             self._place_plan()
         return panel
@@ -308,6 +381,14 @@ class Conversation(VerticalScroll, can_focus=False):
         for panel in unfinished:
             panel.interrupt()
         return len(unfinished)
+
+    def focus_newest(self) -> bool:
+        """Focus the newest block that takes the focus (a tool call or a thought); False if none."""
+        for block in reversed(self.children):
+            if block.focusable:
+                block.focus()
+                return True
+        return False
 
     def thoughts(self) -> list[Thought]:
         """Every thought block."""

@@ -68,7 +68,8 @@ def describe(tool_call: Any, kind: str, title: str, root: Path) -> Content:
             added += plus
             removed += minus
         if len(paths) > 1:
-            parts.append(Content(f"{len(paths)} files"))
+            if f"{len(paths)} files" not in title:
+                parts.append(Content(f"{len(paths)} files"))
         elif not any(path in title for path in paths):
             parts.append(Content(next(iter(paths))))
         parts.append(Content.from_markup("[$text-success]+$added[/] [$text-error]-$removed[/]", added=str(added), removed=str(removed)))

@@ -43,6 +43,9 @@ def _highlight(text: str, positions: list[int]) -> Content:
 class PromptArea(TextArea):
     """The multi-line prompt (see the module docstring)."""
 
+    class Tabbed(Message):
+        """The user pressed tab (nothing to complete): the app moves the focus to the newest block."""
+
     class Submitted(Message):
         """The user sent `text`."""
 
@@ -82,6 +85,10 @@ class PromptArea(TextArea):
         if key == "enter":
             self._consume(event)
             self.submit()
+            return
+        if key == "tab":
+            self._consume(event)
+            self.post_message(self.Tabbed())
             return
         if key in ("shift+enter", "ctrl+j"):
             self._consume(event)
