@@ -19,6 +19,7 @@ ATTACKS = [
     "cp pre-commit -t.git/hooks",  # the hook directory as an option's attached value
     "cp pre-commit .g${NOPE}it/hooks/pre-commit",  # the hook path assembled when the command runs
     "cp pre-commit .GI[T]/hooks/pre-commit",  # a glob (and letter case) naming the hidden directory
+    "cp pre-commit .gi{t,}/hooks/pre-commit",  # brace expansion builds the name
     "terraform apply -auto-approve=true",  # skips the confirmation the saved rule relied on
 ]
 
@@ -64,7 +65,7 @@ async def test_a_saved_cat_rule_reads_no_file_the_file_tools_ask_for(tmp_path):
         assert "hunter2-secret" not in repr(agent.client.updates[sid])
 
 
-OUTSIDE_READS = ["grep -r hunter2 ~", "cd; grep -r hunter2 .", "grep -r hunter2 ..", "grep -r hunter2 /proc/self/cwd/.."]
+OUTSIDE_READS = ["grep -r hunter2 ~", "grep -r hunter2 {~,.}", "cd; grep -r hunter2 .", "grep -r hunter2 ..", "grep -r hunter2 /proc/self/cwd/.."]
 
 
 async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_the_parent(tmp_path):

@@ -46,6 +46,7 @@ def test_rules_name_program_and_subcommand_per_part(command, expected):
         "hash -p ./evil ls", "git config core.hooksPath .", "cp x \"$(printf .git)/hooks/pre-commit\"",
         "grep -r key ~", "cat ../secret", "git -C /etc status", "terraform -chdir=../x plan", "cd; ls", "cd -",
         "cat ~/.netrc", "cat key.pem", "cat .git-credentials",
+        "cp x .gi{t,}/config", "grep -r x {~,.}", "coproc rm x", "read PATH <<< .", "printf -v PATH %s .",
         "cp x .gi\"\"t/config", "sed -i s/a/b/ .env.prod", "git --git-dir=.git/x status", "./deploy.sh", "/usr/bin/rm x", "npx some-package", "uvx tool", "f() { ls; }", "echo \"unclosed", "", "dd if=/dev/zero of=x",
     ],
 )

@@ -57,7 +57,9 @@ NO_RULE_PROGRAMS = frozenset(
         # escalate or run another command given as arguments
         "sudo", "doas", "su", "pkexec", "env", "xargs", "eval", "exec", "command", "builtin", "nohup",
         "time", "timeout", "nice", "ionice", "watch", "strace", "parallel", "flock", "setsid", "chroot",
-        "source", ".", "ssh", "trap",
+        "source", ".", "ssh", "trap", "coproc",
+        # set variables from their input (`read PATH <<< .` makes the next `ls` run ./ls)
+        "read", "mapfile", "readarray", "getopts",
         # change what a later word runs: `hash -p ./evil ls`, `enable -f x.so`, `shopt -s expand_aliases`
         "alias", "unalias", "hash", "enable", "shopt",
         # shells and interpreters: their argument is a program
@@ -116,6 +118,8 @@ _EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution"
 _PATHLESS_PROGRAMS = frozenset({"echo", "printf", "true", "false", ":", "test", "[", "expr", "seq", "sleep"})
 """Programs that never open a file named by an argument: an argument whose value is only known
 when the command runs (`echo "$(whoami)"`) cannot make them touch a sensitive path."""
+
+_BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 
 _DEVICE_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _SUBSTITUTIONS = ("command_substitution", "process_substitution")
@@ -254,12 +258,18 @@ def _simple(node: tree_sitter.Node) -> Part:
             words.append(_literal(child))
             if _names_sensitive(_unquoted(child)):
                 return Part(text, None)
-            expanded = expanded or child.type in _EXPANSIONS or _has_expansion(child)
+            expanded = expanded or child.type in _EXPANSIONS or _has_expansion(child) or _braces(child)
         else:
             raise Opaque
     if expanded and words and words[0] not in _PATHLESS_PROGRAMS:
         return Part(text, None)  # `cp x "$(printf .git)/hooks/x"`: the path is not known until it runs
     return Part(text, rule_of(words))
+
+
+def _braces(node: tree_sitter.Node) -> bool:
+    """Whether bash may brace-expand the argument `node` (`{~,.}`, `.gi{t,}`, `{1..3}`) into words
+    other than its text; quoted braces count too (the test is on the text)."""
+    return node.type != "raw_string" and _BRACES.search(node.text.decode("utf-8", "replace")) is not None
 
 
 def _has_expansion(node: tree_sitter.Node) -> bool:
@@ -285,6 +295,8 @@ def rule_of(words: list[str | None]) -> str | None:
     if program not in _PATHLESS_PROGRAMS and any(w is not None and _leaves_cwd(w) for w in words[1:]):
         return None
     if program in ("cd", "pushd") and (len(words) == 1 or "-" in words[1:]):  # `cd` alone goes home
+        return None
+    if program == "printf" and any(w is None or w.startswith("-v") for w in words[1:]):  # `printf -v PATH .`
         return None
     if program == "rm" and any(w is None or _deletes_recursively(w) for w in words[1:]):
         return None
