@@ -141,7 +141,8 @@ def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: O
         return modules[directory]
 
     called: set[Path] = set()
-    formatting: list = []  # `terraform fmt` runs while the offline checks do
+    formatting: list[Path] = []  # files for `terraform fmt`, started by batches of FMT_BATCH
+    started: list[tfcli.Fmt] = []  # ... which run while the offline checks do
     for directory, files in tf_dirs.items():
         if not any(tf_kind(p) in ("tf", "tfjson") for p in files):
             out += _tfvars_only(files, reader, load)
@@ -162,15 +163,19 @@ def _check_terraform(tf_dirs: dict[Path, list[Path]], reader: Reader, options: O
                     out += _guarded(path, lambda path=path, body=body, text=text: literal_cidrs(path, body.attrs, body.blocks, text))
         if options.terraform_cli and not reader.overlay:
             broken = {d.file for d in problems if d.severity == "error"}
-            formatting.append(tfcli.fmt_start(directory, [f for f in mod.files if f not in broken]))
+            formatting += [f for f in mod.files if f not in broken]
+            if len(formatting) >= tfcli.FMT_BATCH:
+                started += tfcli.fmt_start_all(formatting)
+                formatting = []
             if options.terraform_validate:
                 out += tfcli.validate(directory)
+    started += tfcli.fmt_start_all(formatting)
     for directory in tf_dirs:
         mod = modules.get(directory)
         if mod is not None and mod.blocks and directory not in called:
             out += _guarded(min(tf_dirs[directory]), lambda mod=mod: _root_checks(mod, load))
-    for started in formatting:
-        out += tfcli.fmt_finish(started)
+    for fmt in started:
+        out += tfcli.fmt_finish(fmt)
     return out
 
 

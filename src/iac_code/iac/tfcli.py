@@ -33,32 +33,55 @@ def _env() -> dict[str, str]:
     return env
 
 
+Fmt = tuple[subprocess.Popen, list[Path], Path] | None
+"""A started `terraform fmt`: its process, its files and its working directory (None: nothing runs)."""
+
+
+FMT_BATCH = 500
+"""Files per `terraform fmt` process (one process per directory cost 100 starts for 100 modules)."""
+
+
 def fmt_check(directory: Path, files: list[Path]) -> list[Diagnostic]:
     """`terraform fmt -check -diff` on `files` (.tf/.tfvars of one directory): one warning per
     file that would change, at the first changed line."""
     return fmt_finish(fmt_start(directory, files))
 
 
-def fmt_start(directory: Path, files: list[Path]) -> tuple[subprocess.Popen, list[Path]] | None:
-    """Start `terraform fmt -check -diff` on `files` without waiting (None: nothing to run)."""
+def fmt_start_all(files: list[Path]) -> list[Fmt]:
+    """Start `terraform fmt -check -diff` on `files` of any directories without waiting: as few
+    processes as `FMT_BATCH` allows, each run in the files' common directory."""
+    targets = [f for f in files if f.name.endswith((".tf", ".tfvars"))]
+    started = []
+    for i in range(0, len(targets), FMT_BATCH):
+        batch = targets[i : i + FMT_BATCH]
+        started.append(fmt_start(Path(os.path.commonpath([f.absolute().parent for f in batch])), batch))
+    return started
+
+
+def fmt_start(directory: Path, files: list[Path]) -> Fmt:
+    """Start `terraform fmt -check -diff` in `directory` on `files` (under it) without waiting."""
     exe = binary()
     targets = [f for f in files if f.name.endswith((".tf", ".tfvars"))]
     if exe is None or not targets:
         return None
     try:
-        proc = subprocess.Popen([exe, "fmt", "-check", "-diff", "-no-color", *[str(f) for f in targets]],
+        proc = subprocess.Popen([exe, "fmt", "-check", "-diff", "-no-color", *[_rel(f, directory) for f in targets]],
                                 cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 stdin=subprocess.DEVNULL, env=_env())
     except OSError:
         return None
-    return proc, targets
+    return proc, targets, directory
 
 
-def fmt_finish(started: tuple[subprocess.Popen, list[Path]] | None) -> list[Diagnostic]:
+def _rel(path: Path, directory: Path) -> str:
+    return os.path.relpath(path.absolute(), directory.absolute())
+
+
+def fmt_finish(started: Fmt) -> list[Diagnostic]:
     """Wait for a `fmt_start` and turn its diff into warnings."""
     if started is None:
         return []
-    proc, targets = started
+    proc, targets, directory = started
     try:
         stdout = proc.communicate(timeout=TIMEOUT_S)[0].decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
@@ -68,7 +91,8 @@ def fmt_finish(started: tuple[subprocess.Popen, list[Path]] | None) -> list[Diag
     if proc.returncode == 0:
         return []
     out, current, line = [], None, None
-    by_name = {str(f): f for f in targets} | {f.name: f for f in targets}
+    names = [f.name for f in targets]
+    by_name = {f.name: f for f in targets if names.count(f.name) == 1} | {str(f): f for f in targets} | {_rel(f, directory): f for f in targets}
     for text in stdout.splitlines():
         if text.startswith("--- "):
             name = text[4:].strip()
@@ -84,8 +108,9 @@ def fmt_finish(started: tuple[subprocess.Popen, list[Path]] | None) -> list[Diag
         elif current is not None and line is not None and text.startswith(" "):
             line += 1
     listed = {d.file for d in out}
+    lines = {text.strip() for text in stdout.splitlines()}
     for f in targets:
-        if f not in listed and (f.name in stdout or str(f) in stdout):
+        if f not in listed and ({_rel(f, directory), str(f)} & lines or (f.name in lines and names.count(f.name) == 1)):
             out.append(diag(f, 1, 1, "warning", "terraform.fmt", "not in canonical format (`terraform fmt`)"))
     return out
 
