@@ -85,3 +85,28 @@ async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_th
         asked = [c.tool_call.raw_input["command"] for c in client.permissions]
         assert asked == ["grep -r notes .", *OUTSIDE_READS]
         assert "hunter2-secret" not in repr(agent.client.updates[sid])
+
+
+RUNS_GIVEN_COMMAND = ["git grep -O'touch pwned-grep' notes", "tar -xf notes.tar --to-command='touch pwned-tar'"]
+
+
+async def test_a_saved_rule_does_not_cover_an_option_that_runs_a_command_it_is_given(tmp_path):
+    """`git grep -O<cmd>` and `tar --to-command=<cmd>` run <cmd>: a saved `git grep` or `tar` rule
+    must not become a rule for any command."""
+    import subprocess
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "notes.txt").write_text("notes\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "notes.txt"], cwd=project, check=True)
+    subprocess.run(["tar", "-cf", "notes.tar", "notes.txt"], cwd=project, check=True)
+    saver = "git grep -q notes; tar -tf notes.tar"
+    script = [bash(saver), *(bash(c) for c in RUNS_GIVEN_COMMAND), {"blocks": [{"type": "text", "text": "done"}]}]
+    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
+    async with spawn_agent(project, script=script, client=client) as agent:
+        sid = await agent.new_session()
+        await agent.prompt(sid, "go")
+        asked = [c.tool_call.raw_input["command"] for c in client.permissions]
+        assert asked == [saver, *RUNS_GIVEN_COMMAND]
+    assert not list(project.glob("pwned*"))

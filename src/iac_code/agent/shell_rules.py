@@ -57,7 +57,9 @@ NO_RULE_PROGRAMS = frozenset(
         # escalate or run another command given as arguments
         "sudo", "doas", "su", "pkexec", "env", "xargs", "eval", "exec", "command", "builtin", "nohup",
         "time", "timeout", "nice", "ionice", "watch", "strace", "parallel", "flock", "setsid", "chroot",
-        "source", ".", "ssh", "trap", "coproc",
+        "source", ".", "ssh", "trap", "coproc", "compgen", "complete", "fc",
+        # editors run commands given as options (`vim -es -c '!cmd'`)
+        "vi", "vim", "nvim", "ex", "emacs",
         # set variables from their input (`read PATH <<< .` makes the next `ls` run ./ls)
         "read", "mapfile", "readarray", "getopts",
         # change what a later word runs: `hash -p ./evil ls`, `enable -f x.so`, `shopt -s expand_aliases`
@@ -82,6 +84,25 @@ DANGEROUS_SUBCOMMANDS = frozenset(
     }
 )
 """Subcommands that destroy infrastructure or history: no rule is saved for them."""
+
+RUNS_ARGUMENT: dict[str, tuple[str, ...]] = {
+    "git grep": ("-O", "--open-files-in-pager"),
+    "git difftool": ("-x", "--extcmd"),
+    "git rebase": ("-x", "--exec"),
+    "git fetch": ("--upload-pack",),
+    "git pull": ("--upload-pack",),
+    "git clone": ("-u", "--upload-pack", "--config"),
+    "git ls-remote": ("--upload-pack",),
+    "git archive": ("--exec",),
+    "git submodule": ("foreach",),
+    "git bisect": ("run",),
+    "tar": ("--to-command", "--checkpoint-action", "-I", "--use-compress-program", "--info-script", "--new-volume-script", "-F"),
+    "rsync": ("-e", "--rsh", "--rsync-path"),
+    "scp": ("-S",),
+    "zip": ("-TT", "--unzip-command"),
+}
+"""Options (and words) with which a rule's command runs another command it is given: no rule covers
+a call using one (`git grep -O'sh -c …'`, `tar --to-command=…`, `git submodule foreach …`)."""
 
 DANGEROUS_FLAGS = frozenset(
     {"-auto-approve", "--auto-approve", "--force", "--hard", "--no-verify", "-c", "--exec-path", "--config-env"}
@@ -306,7 +327,7 @@ def rule_of(words: list[str | None]) -> str | None:
         return None
     value_flags = SUBCOMMAND_PROGRAMS.get(program)
     if value_flags is None:
-        return program
+        return None if _runs_argument(program, words) else program
     sub: str | None = None
     skip = False
     for word in words[1:]:
@@ -323,7 +344,20 @@ def rule_of(words: list[str | None]) -> str | None:
     if any(w.split("=", 1)[0] in DANGEROUS_FLAGS for w in words[1:] if w is not None):
         return None
     rule = f"{program} {sub}" if sub is not None else program
-    return None if rule in DANGEROUS_SUBCOMMANDS else rule
+    return None if rule in DANGEROUS_SUBCOMMANDS or _runs_argument(rule, words) else rule
+
+
+def _runs_argument(rule: str, words: list[str | None]) -> bool:
+    """Whether `words` use one of `RUNS_ARGUMENT[rule]`, also with an attached value (`-Ocmd`, `--exec=cmd`)."""
+    flags = RUNS_ARGUMENT.get(rule, ())
+    for word in words[1:]:
+        if word is None:
+            continue
+        for flag in flags:
+            short = len(flag) == 2 and flag[0] == "-"
+            if word == flag or word.startswith(flag + "=") or (short and word.startswith(flag)):
+                return True
+    return False
 
 
 def _names_sensitive(word: str) -> bool:
