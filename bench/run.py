@@ -8,6 +8,8 @@ real `iac-code acp` subprocess and driven with the ACP SDK's client, like an edi
 - streaming: N text chunks through ACP to the client: chunks per second, peak RSS of both processes;
 - sessions: `session/load` replaying a 5,000-message history; `session/list` over 1,000 sessions;
 - import time of the agent's modules (`python -X importtime`), and whether `anthropic` is imported;
+- shutdown with a stdio MCP server (tests/mcp_probe_server.py) in the session: SIGTERM, or stdin
+  closed -> the agent process has exited (PROTOCOL.md, Process lifetime: within 2 s);
 - then the terminal app's streaming benchmark (`bench/tui_stream.py`), unless `--no-tui`.
 
 Timings are medians of several runs on this machine; they are figures to compare, not limits.
@@ -79,14 +81,53 @@ async def _spawn(root: Path, script: dict, client: QuietClient | None = None):  
     )
 
 
-async def cold_start(root: Path) -> tuple[float, float]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def cold_start(root: Path) -> tuple[float, float, float]:
+    """Seconds to `initialize` answered, to `session/new` answered, and the agent's CPU seconds
+    for its whole life (start-up, the two requests, shutdown)."""
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     async with await _spawn(root, {"turns": []}) as (conn, _proc):
         await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
         t1 = time.perf_counter()
         await conn.new_session(cwd=str(root), mcp_servers=[])
         t2 = time.perf_counter()
-    return t1 - t0, t2 - t0
+    return t1 - t0, t2 - t0, _children_cpu() - cpu0
+
+
+async def shutdown_with_mcp(root: Path, how: str) -> float:
+    """Seconds from SIGTERM (`how="SIGTERM"`) or closing stdin to the agent's exit, with a live
+    stdio MCP server (tests/mcp_probe_server.py) in its session."""
+    probe = REPO / "tests" / "mcp_probe_server.py"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "iac_code", "acp", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, cwd=str(root), env={**os.environ, **_env(root, {"turns": []})})
+    assert proc.stdin is not None and proc.stdout is not None
+
+    async def ask(rid: int, method: str, params: dict) -> None:
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode() + b"\n")
+        while json.loads(await proc.stdout.readline()).get("id") != rid:
+            pass
+
+    await ask(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    server = {"name": "probe", "command": sys.executable, "args": [str(probe), "stdio"], "env": []}
+    await ask(2, "session/new", {"cwd": str(root), "mcpServers": [server]})
+    while True:  # until the server is connected
+        message = json.loads(await proc.stdout.readline())
+        if str(message.get("method", "")).endswith("mcp_status") and \
+                [s["status"] for s in message["params"]["servers"]] == ["connected"]:
+            break
+    t0 = time.perf_counter()
+    if how == "SIGTERM":
+        proc.terminate()
+    else:
+        proc.stdin.close()
+    await proc.wait()
+    return time.perf_counter() - t0
 
 
 async def turn_overhead(root: Path, runs: int) -> tuple[float, float]:
@@ -167,7 +208,13 @@ async def sessions(root: Path, runs: int) -> tuple[float, float]:
     return statistics.median(load_times), statistics.median(list_times)
 
 
-def import_time() -> tuple[float, bool]:
+def import_time(runs: int = 5) -> tuple[float, bool]:
+    """Median seconds to import the agent's modules, and whether `anthropic` was among them."""
+    results = [_import_time() for _ in range(runs)]
+    return statistics.median(r[0] for r in results), any(r[1] for r in results)
+
+
+def _import_time() -> tuple[float, bool]:
     out = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import iac_code.acp.server, iac_code.tools; iac_code.tools.all_tools()"],
         capture_output=True,
@@ -193,6 +240,10 @@ async def main(quick: bool) -> None:
         starts = [await cold_start(root) for _ in range(runs)]
         rows.append(("cold start: spawn -> initialize answered", f"{statistics.median(s[0] for s in starts) * 1000:.0f} ms"))
         rows.append(("cold start: spawn -> first session/new answered", f"{statistics.median(s[1] for s in starts) * 1000:.0f} ms"))
+        rows.append(("  agent CPU for that life (start-up to exit)", f"{statistics.median(s[2] for s in starts) * 1000:.0f} ms"))
+        for how in ("SIGTERM", "stdin closed"):
+            stops = [await shutdown_with_mcp(root, how) for _ in range(runs)]
+            rows.append((f"exit on {how}, one stdio MCP server", f"{statistics.median(stops) * 1000:.0f} ms (max {max(stops) * 1000:.0f} ms)"))
         text, tools = await turn_overhead(root, runs)
         rows.append(("turn: one text reply", f"{text * 1000:.1f} ms"))
         rows.append(("turn: 10 read_file calls + reply", f"{tools * 1000:.1f} ms"))
@@ -206,7 +257,8 @@ async def main(quick: bool) -> None:
     seconds, anthropic = import_time()
     rows.append(("import iac_code.acp.server + tools", f"{seconds * 1000:.0f} ms (anthropic imported: {'yes' if anthropic else 'no'})"))
     width = max(len(r[0]) for r in rows)
-    print(f"iac-code benchmarks on {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"iac-code benchmarks on {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f} (wall times grow with it)")
     for name, value in rows:
         print(f"  {name:<{width}}  {value}", flush=True)
 

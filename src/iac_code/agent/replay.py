@@ -29,7 +29,7 @@ from iac_code.core.events import (
     UserAttachment,
     UserText,
 )
-from iac_code.mcp.tool import title_from_name
+from iac_code.mcp.names import title_from_name
 from iac_code.tools.base import ToolContext, ToolReplay
 from iac_code.tools.registry import ToolRegistry
 

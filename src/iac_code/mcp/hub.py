@@ -16,11 +16,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from iac_code.mcp.connection import McpConnection
 from iac_code.mcp.servers import McpServerSpec
-from iac_code.mcp.tool import McpTool
 from iac_code.tools.base import Tool
+
+if TYPE_CHECKING:  # the `mcp` SDK (about 0.5 s to import) loads when a session has servers
+    from iac_code.mcp.connection import McpConnection
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,8 @@ class McpHub:
         for problem in problems:
             log.warning("MCP configuration: %s", problem)
             await self._say(f"MCP server configuration ignored: {problem}.")
+        from iac_code.mcp.connection import McpConnection
+
         fresh: list[McpConnection] = []
         names = {c.spec.name for c in self._connections}
         for spec in specs:
@@ -122,6 +126,10 @@ class McpHub:
         """The tools of the connected servers, as agent tools (a name taken twice keeps the first)."""
         out: list[Tool] = []
         seen: set[str] = set()
+        if not self._connections:
+            return out
+        from iac_code.mcp.tool import McpTool
+
         for conn in self._connections:
             if conn.status != "connected":
                 continue

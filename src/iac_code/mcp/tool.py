@@ -31,27 +31,13 @@ from mcp.types import Tool as McpToolInfo
 from pydantic import ConfigDict
 
 from iac_code.mcp.connection import McpCallError, McpConnection
+from iac_code.mcp.names import tool_name
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 
 MAX_OUTPUT_CHARS = 100_000
 """Longer results are cut (with a note) before they reach the model."""
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _EXECUTES = re.compile(r"(^|[_\-.])(run|exec|execute|shell|bash|command|cmd|script|terminal)($|[_\-.])", re.I)
-
-
-def tool_name(server: str, tool: str) -> str:
-    """`mcp__<server>__<tool>`, with characters the model API refuses replaced by `_` (max 128)."""
-    return _UNSAFE.sub("_", f"mcp__{server}__{tool}")[:128]
-
-
-def title_from_name(name: str) -> str | None:
-    """"<server>: <tool>" for a name `mcp__<server>__<tool>` (None for other names), for calls
-    whose server is not connected (e.g. replayed by `session/load`)."""
-    if not name.startswith("mcp__"):
-        return None
-    server, sep, tool = name[len("mcp__") :].partition("__")
-    return f"{server}: {tool}" if sep and server and tool else None
 
 
 class McpArguments(ToolInput):

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from iac_code.core.events import TextContent
 from iac_code.iac import report
-from iac_code.iac.engine import config_options, is_iac_path, new_problems
 from iac_code.tools.base import ToolContext, ToolResult
 from iac_code.tools.files import in_thread
 
@@ -27,6 +26,9 @@ MAX_SHOWN = 30
 async def with_feedback(result: ToolResult, path: Path, before: str | None, after: str, ctx: ToolContext) -> ToolResult:
     """`result` of a successful edit of `path` (`before` None: the file is new), with the new
     problems appended to `output` and as a text block after the diff in `content`."""
+    # The engine (Lark, python-hcl2) is imported by the first edit, not at the agent's start-up.
+    from iac_code.iac.engine import config_options, is_iac_path, new_problems
+
     if result.is_error or not is_iac_path(path):
         return result
     options = config_options(ctx.config_dir)

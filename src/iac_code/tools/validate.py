@@ -15,7 +15,6 @@ from typing import Literal
 from pydantic import Field
 
 from iac_code.iac import report
-from iac_code.iac.engine import config_options, validate
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.files import PathArg, in_thread, shown
 
@@ -57,6 +56,8 @@ class ValidateTool(Tool[ValidateInput]):
         return [ctx.resolve(p) for p in params.paths or ["."]]
 
     async def run(self, params: ValidateInput, ctx: ToolContext) -> ToolResult:
+        from iac_code.iac.engine import config_options, validate  # on first use, not at start-up
+
         targets = self.paths(params, ctx)
         missing = [shown(p, ctx.cwd) for p in targets if not p.exists()]
         if missing:
