@@ -5,11 +5,16 @@ through an option's attached value or an expansion, a confirmation skipped with 
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 from harness import RecordingClient, spawn_agent
 
 
 def bash(command: str) -> dict:
-    return {"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]}
+    return {
+        "blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]
+    }
 
 
 ATTACKS = [
@@ -29,22 +34,36 @@ async def test_saved_bash_rules_cover_no_hidden_part_of_a_command(tmp_path):
     (project / ".git" / "hooks").mkdir(parents=True)
     (project / "notes.txt").write_text("notes\n")
     (project / "pre-commit").write_text("#!/bin/sh\ntouch pwned-hook\n")
-    saver = "cat notes.txt; cp notes.txt copy.txt; terraform apply -input=false 2>/dev/null"
-    script = [bash(saver), *(bash(c) for c in ATTACKS), {"blocks": [{"type": "text", "text": "done"}]}]
+    saver = (
+        "cat notes.txt; cp notes.txt copy.txt; terraform apply -input=false 2>/dev/null"
+    )
+    script = [
+        bash(saver),
+        *(bash(c) for c in ATTACKS),
+        {"blocks": [{"type": "text", "text": "done"}]},
+    ]
     client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
     async with spawn_agent(project, script=script, client=client) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "go")).stop_reason == "end_turn"
         asked = [c.tool_call.raw_input["command"] for c in agent.client.permissions]
         first = {o.option_id: o.name for o in agent.client.permissions[0].options}
-        assert first["allow_always"] == "Always allow `cat` and `cp` and `terraform apply` commands"
+        assert (
+            first["allow_always"]
+            == "Always allow `cat` and `cp` and `terraform apply` commands"
+        )
         assert asked == [saver, *ATTACKS]
     assert (project / "copy.txt").exists()  # the saved rules did run what they cover
     assert not list(project.glob("pwned*"))
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
 
 
-SECRET_READS = ["cat deploy.pem", "cat .netrc", "cat sub/.git-credentials", "cat .pgpass"]
+SECRET_READS = [
+    "cat deploy.pem",
+    "cat .netrc",
+    "cat sub/.git-credentials",
+    "cat .pgpass",
+]
 
 
 async def test_a_saved_cat_rule_reads_no_file_the_file_tools_ask_for(tmp_path):
@@ -54,21 +73,41 @@ async def test_a_saved_cat_rule_reads_no_file_the_file_tools_ask_for(tmp_path):
     (project / "notes.txt").write_text("notes\n")
     for name in ("deploy.pem", ".netrc", "sub/.git-credentials", ".pgpass"):
         (project / name).write_text("machine x login y password hunter2-secret\n")
-    read = {"blocks": [{"type": "tool_use", "name": "read_file", "input": {"path": "deploy.pem"}}]}
-    script = [bash("cat notes.txt"), read, *(bash(c) for c in SECRET_READS), {"blocks": [{"type": "text", "text": "done"}]}]
+    read = {
+        "blocks": [
+            {"type": "tool_use", "name": "read_file", "input": {"path": "deploy.pem"}}
+        ]
+    }
+    script = [
+        bash("cat notes.txt"),
+        read,
+        *(bash(c) for c in SECRET_READS),
+        {"blocks": [{"type": "text", "text": "done"}]},
+    ]
     client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
     async with spawn_agent(project, script=script, client=client) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "go")
-        asked = [c.tool_call.raw_input.get("command") or c.tool_call.raw_input["path"] for c in client.permissions]
+        asked = [
+            c.tool_call.raw_input.get("command") or c.tool_call.raw_input["path"]
+            for c in client.permissions
+        ]
         assert asked == ["cat notes.txt", "deploy.pem", *SECRET_READS]
         assert "hunter2-secret" not in repr(agent.client.updates[sid])
 
 
-OUTSIDE_READS = ["grep -r hunter2 ~", "grep -r hunter2 {~,.}", "cd; grep -r hunter2 .", "grep -r hunter2 ..", "grep -r hunter2 /proc/self/cwd/.."]
+OUTSIDE_READS = [
+    "grep -r hunter2 ~",
+    "grep -r hunter2 {~,.}",
+    "cd; grep -r hunter2 .",
+    "grep -r hunter2 ..",
+    "grep -r hunter2 /proc/self/cwd/..",
+]
 
 
-async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_the_parent(tmp_path):
+async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_the_parent(
+    tmp_path,
+):
     """`grep -r x ~` would read every key under the home directory: a rule saved in a project
     covers paths in it (a read tool asks for a path outside the cwd too)."""
     home = tmp_path / "home"
@@ -77,9 +116,15 @@ async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_th
     project = home / "proj"
     project.mkdir()
     (project / "notes.txt").write_text("notes\n")
-    script = [bash("grep -r notes ."), *(bash(c) for c in OUTSIDE_READS), {"blocks": [{"type": "text", "text": "done"}]}]
+    script = [
+        bash("grep -r notes ."),
+        *(bash(c) for c in OUTSIDE_READS),
+        {"blocks": [{"type": "text", "text": "done"}]},
+    ]
     client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
-    async with spawn_agent(project, script=script, client=client, env={"HOME": str(home)}) as agent:
+    async with spawn_agent(
+        project, script=script, client=client, env={"HOME": str(home)}
+    ) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "go")
         asked = [c.tool_call.raw_input["command"] for c in client.permissions]
@@ -87,22 +132,27 @@ async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_th
         assert "hunter2-secret" not in repr(agent.client.updates[sid])
 
 
-RUNS_GIVEN_COMMAND = ["git grep -O'touch pwned-grep' notes", "tar -xf notes.tar --to-command='touch pwned-tar'"]
+RUNS_GIVEN_COMMAND = [
+    "git grep -O'touch pwned-grep' notes",
+    "tar -xf notes.tar --to-command='touch pwned-tar'",
+]
 
 
-async def test_a_saved_rule_does_not_cover_an_option_that_runs_a_command_it_is_given(tmp_path):
+async def test_a_saved_rule_does_not_cover_an_option_that_runs_a_command_it_is_given(
+    tmp_path,
+):
     """`git grep -O<cmd>` and `tar --to-command=<cmd>` run <cmd>: a saved `git grep` or `tar` rule
     must not become a rule for any command."""
-    import subprocess
-
     project = tmp_path / "proj"
     project.mkdir()
     (project / "notes.txt").write_text("notes\n")
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    subprocess.run(["git", "add", "notes.txt"], cwd=project, check=True)
-    subprocess.run(["tar", "-cf", "notes.tar", "notes.txt"], cwd=project, check=True)
+    _repo_with_a_tar(project)
     saver = "git grep -q notes; tar -tf notes.tar"
-    script = [bash(saver), *(bash(c) for c in RUNS_GIVEN_COMMAND), {"blocks": [{"type": "text", "text": "done"}]}]
+    script = [
+        bash(saver),
+        *(bash(c) for c in RUNS_GIVEN_COMMAND),
+        {"blocks": [{"type": "text", "text": "done"}]},
+    ]
     client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
     async with spawn_agent(project, script=script, client=client) as agent:
         sid = await agent.new_session()
@@ -110,3 +160,38 @@ async def test_a_saved_rule_does_not_cover_an_option_that_runs_a_command_it_is_g
         asked = [c.tool_call.raw_input["command"] for c in client.permissions]
         assert asked == [saver, *RUNS_GIVEN_COMMAND]
     assert not list(project.glob("pwned*"))
+
+
+def _repo_with_a_tar(project) -> None:
+    for argv in (
+        ["git", "init", "-q"],
+        ["git", "add", "notes.txt"],
+        ["tar", "-cf", "notes.tar", "notes.txt"],
+    ):
+        subprocess.run(argv, cwd=project, check=True)
+
+
+LINKED = ["cp pre-commit docs/pre-commit", "cat up/keys/token.txt"]
+
+
+async def test_a_saved_rule_does_not_cover_an_argument_that_links_to_a_git_hook_or_outside(tmp_path):
+    """A repository may hold a symlink `docs -> .git/hooks`: the argument is checked where it
+    resolves, as the file tools check theirs."""
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "token.txt").write_text("hunter2-secret\n")
+    project = tmp_path / "proj"
+    (project / ".git" / "hooks").mkdir(parents=True)
+    os.symlink(project / ".git" / "hooks", project / "docs")
+    os.symlink(tmp_path, project / "up")
+    (project / "notes.txt").write_text("notes\n")
+    (project / "pre-commit").write_text("#!/bin/sh\ntouch pwned\n")
+    saver = "cat notes.txt; cp notes.txt copy.txt"
+    script = [bash(saver), *(bash(c) for c in LINKED), {"blocks": [{"type": "text", "text": "done"}]}]
+    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
+    async with spawn_agent(project, script=script, client=client) as agent:
+        sid = await agent.new_session()
+        await agent.prompt(sid, "go")
+        asked = [c.tool_call.raw_input["command"] for c in client.permissions]
+        assert asked == [saver, *LINKED]
+        assert "hunter2-secret" not in repr(agent.client.updates[sid])
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()

@@ -18,7 +18,15 @@ async def test_writes_that_plant_code_ask_in_accept_edits(tmp_path, target):
     plugin.parent.mkdir(parents=True)
     plugin.write_text("#!/bin/sh\necho real plugin\n")
     plugin.chmod(0o755)
-    write = {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": target, "content": "#!/bin/sh\ntouch pwned\n"}}]}
+    write = {
+        "blocks": [
+            {
+                "type": "tool_use",
+                "name": "write_file",
+                "input": {"path": target, "content": "#!/bin/sh\ntouch pwned\n"},
+            }
+        ]
+    }
     script = [write, {"blocks": [{"type": "text", "text": "done"}]}]
     client = RecordingClient(default_answer="reject_once")
     async with spawn_agent(project, script=script, client=client) as agent:
@@ -26,6 +34,9 @@ async def test_writes_that_plant_code_ask_in_accept_edits(tmp_path, target):
         await agent.conn.set_session_mode(session_id=sid, mode_id="accept_edits")
         await agent.prompt(sid, "write")
         assert [c.tool_call.raw_input["path"] for c in client.permissions] == [target]
-        assert sorted(o.option_id for o in client.permissions[0].options) == ["allow_once", "reject_once"]
+        assert sorted(o.option_id for o in client.permissions[0].options) == [
+            "allow_once",
+            "reject_once",
+        ]
     assert plugin.read_text() == "#!/bin/sh\necho real plugin\n"
     assert not (project / target).exists() or target == PLUGIN

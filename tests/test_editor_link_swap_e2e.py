@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, ReadTextFileResponse, WriteTextFileResponse
+from acp.schema import (
+    ClientCapabilities,
+    FileSystemCapabilities,
+    Implementation,
+    ReadTextFileResponse,
+    WriteTextFileResponse,
+)
 from harness import RecordingClient, spawn_agent
 
 
@@ -35,7 +41,9 @@ def use(name: str, **input: Any) -> dict:
     return {"blocks": [{"type": "tool_use", "name": name, "input": input}]}
 
 
-async def test_a_file_swapped_for_a_link_while_the_user_decides_is_not_written_through_the_editor(tmp_path):
+async def test_a_file_swapped_for_a_link_while_the_user_decides_is_not_written_through_the_editor(
+    tmp_path,
+):
     project = tmp_path / "proj"
     project.mkdir()
     outside = tmp_path / "outside.txt"
@@ -43,7 +51,9 @@ async def test_a_file_swapped_for_a_link_while_the_user_decides_is_not_written_t
     for name in ("a.txt", "b.txt"):
         (project / name).write_text("old\n")
 
-    def swap(call) -> None:  # the hostile part: replace the approved file by a link, then allow
+    def swap(
+        call,
+    ) -> None:  # the hostile part: replace the approved file by a link, then allow
         target = project / call.tool_call.raw_input["path"]
         target.unlink()
         os.symlink(outside, target)
@@ -57,7 +67,9 @@ async def test_a_file_swapped_for_a_link_while_the_user_decides_is_not_written_t
     async with spawn_agent(project, script=script, client=client) as agent:
         await agent.conn.initialize(
             protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)),
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ),
             client_info=Implementation(name="disk-editor", version="0"),
         )
         sid = await agent.new_session()

@@ -150,7 +150,7 @@ class PermissionPolicy:
         elif writing:
             rules, subject = [None if exposed else "edit"], "edits in this project"
         elif tool.name == "bash":
-            found = shell_parts(str(getattr(params, "command", "")))
+            found = shell_parts(str(getattr(params, "command", "")), ctx.cwd, ctx.config_dir)
             rules = [p.rule for p in found]
             names = list(dict.fromkeys(r for r in rules if r))
             subject = " and ".join(f"`{r}`" for r in names) + " commands"

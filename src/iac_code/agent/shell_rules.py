@@ -18,11 +18,17 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import tree_sitter
 import tree_sitter_bash
 
-from iac_code.tools.paths import CONTROL_DIR_NAMES, CONTROL_FILE_NAMES, SENSITIVE_FILE_NAMES
+from iac_code.agent.shell_paths import (
+    DEVICE_FILES,
+    exposes,
+    leaves_cwd,
+    names_sensitive,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +37,8 @@ class Part:
 
     text: str
     rule: str | None
+    paths: tuple[str, ...] = ()
+    """Its literal arguments that may name files (an option's value after `=` included)."""
 
 
 SUBCOMMAND_PROGRAMS: dict[str, frozenset[str]] = {
@@ -123,14 +131,6 @@ _ARGUMENTS = frozenset(
 )
 """Nodes allowed inside an argument (command substitutions in them are parts of their own)."""
 
-SENSITIVE_NAMES = frozenset(
-    name.casefold() for name in CONTROL_DIR_NAMES | CONTROL_FILE_NAMES | SENSITIVE_FILE_NAMES | {".git", ".iac-code"}
-)
-"""Path components that make an argument name a sensitive path: the names `tools.paths` holds
-sensitive for the file tools (PROTOCOL.md), so a command naming one (`cp x .git/hooks/pre-commit`,
-`cat ~/.netrc`) gets no rule, like a write or a read of it with a file tool. Names ending `.pem`
-and holding `.env` count too."""
-
 _HEREDOC_STATEMENTS = frozenset({"command", "pipeline", "list", "redirected_statement", "subshell", "negated_command"})
 """What tree-sitter puts inside a heredoc redirect when the line goes on after `<<EOF`."""
 
@@ -142,7 +142,6 @@ when the command runs (`echo "$(whoami)"`) cannot make them touch a sensitive pa
 
 _BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 
-_DEVICE_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _SUBSTITUTIONS = ("command_substitution", "process_substitution")
 
 
@@ -155,8 +154,12 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def parts(command: str) -> list[Part]:
-    """The parts of `command` (see the module docstring); an opaque command is one part with no rule."""
+def parts(command: str, cwd: Path | None = None, config_dir: Path | None = None) -> list[Part]:
+    """The parts of `command` (see the module docstring); an opaque command is one part with no rule.
+
+    With `cwd` (real) and `config_dir`, a part with an argument that resolves, through symlinks, to
+    a path outside `cwd` or to a sensitive one (`tools.paths`, as for a write) gets no rule either:
+    `cp x docs/pre-commit` when `docs` links to `.git/hooks`."""
     try:
         root = _parser().parse(command.encode("utf-8", "surrogatepass")).root_node
         if root.has_error or _hides_substitution(root):
@@ -167,6 +170,8 @@ def parts(command: str) -> list[Part]:
             raise Opaque
     except (Opaque, UnicodeError, RecursionError):
         return [Part(command.strip(), None)]
+    if cwd is not None and config_dir is not None:
+        found = [Part(p.text, None) if p.rule and exposes(p.paths, cwd, config_dir) else p for p in found]
     return found
 
 
@@ -234,7 +239,7 @@ def _redirect(node: tree_sitter.Node) -> list[Part]:
     if target is None:
         return []
     text = _literal(target)
-    if operator in ("<", "<<<") or text in _DEVICE_FILES:
+    if operator in ("<", "<<<") or text in DEVICE_FILES:
         return []
     if operator in (">&", "<&") and (target.type == "number" or text == "-"):
         return []
@@ -277,14 +282,17 @@ def _simple(node: tree_sitter.Node) -> Part:
             words.append(_literal(child.named_children[0]) if child.named_children else None)
         elif child.type in _ARGUMENTS:
             words.append(_literal(child))
-            if _names_sensitive(_unquoted(child)):
+            if names_sensitive(_unquoted(child)):
                 return Part(text, None)
             expanded = expanded or child.type in _EXPANSIONS or _has_expansion(child) or _braces(child)
         else:
             raise Opaque
     if expanded and words and words[0] not in _PATHLESS_PROGRAMS:
         return Part(text, None)  # `cp x "$(printf .git)/hooks/x"`: the path is not known until it runs
-    return Part(text, rule_of(words))
+    paths = [piece for w in words[1:] if w for piece in w.split("=")[0 if w[0] != "-" else 1 :] if piece]
+    if words and words[0] in _PATHLESS_PROGRAMS:
+        paths = []
+    return Part(text, rule_of(words), tuple(paths))
 
 
 def _braces(node: tree_sitter.Node) -> bool:
@@ -311,9 +319,9 @@ def rule_of(words: list[str | None]) -> str | None:
         return None
     if "/" in program:  # `./deploy.sh`: the file can change after the rule is saved
         return None
-    if any(w is not None and _names_sensitive(w) for w in words[1:]):
+    if any(w is not None and names_sensitive(w) for w in words[1:]):
         return None
-    if program not in _PATHLESS_PROGRAMS and any(w is not None and _leaves_cwd(w) for w in words[1:]):
+    if program not in _PATHLESS_PROGRAMS and any(w is not None and leaves_cwd(w) for w in words[1:]):
         return None
     if program in ("cd", "pushd") and (len(words) == 1 or "-" in words[1:]):  # `cd` alone goes home
         return None
@@ -357,33 +365,6 @@ def _runs_argument(rule: str, words: list[str | None]) -> bool:
             short = len(flag) == 2 and flag[0] == "-"
             if word == flag or word.startswith(flag + "=") or (short and word.startswith(flag)):
                 return True
-    return False
-
-
-def _names_sensitive(word: str) -> bool:
-    """Whether the argument `word` may name a sensitive path (`.git/hooks/x`, `~/.ssh`, `.env.prod`),
-    also as an option's attached value (`-t.git/hooks`, `--output=.env`), in any letter case (a
-    case-insensitive disk opens `.GIT/config` as `.git/config`), or through a glob that can match a
-    hidden name (`.gi?/config`)."""
-    for part in re.split(r"[/=]", word.casefold()):
-        if any(part.endswith(name) for name in SENSITIVE_NAMES) or ".env" in part or part.endswith(".pem"):
-            return True
-        if part.startswith(".") and any(c in part for c in "*?["):
-            return True
-    return False
-
-
-def _leaves_cwd(word: str) -> bool:
-    """Whether the argument `word` names a path that may be outside the session's cwd: absolute,
-    from `~`, or through `..` (also as an option's value, `--file=/x`, `-C/x`). A rule saved in a
-    project covers the project: `grep -r key ~` reads every secret of the home directory."""
-    for piece in word.split("="):
-        if piece.startswith("-") and not piece.startswith("--"):
-            piece = piece[2:]
-        if piece in _DEVICE_FILES:
-            continue
-        if piece.startswith(("/", "~")) or ".." in piece.split("/"):
-            return True
     return False
 
 
