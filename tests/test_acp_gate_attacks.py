@@ -25,6 +25,7 @@ ATTACKS = [
     "cp pre-commit .g${NOPE}it/hooks/pre-commit",  # the hook path assembled when the command runs
     "cp pre-commit .GI[T]/hooks/pre-commit",  # a glob (and letter case) naming the hidden directory
     "cp pre-commit .gi{t,}/hooks/pre-commit",  # brace expansion builds the name
+    "cp pre-commit $'.gi\\x74'/hooks/pre-commit",  # an ANSI-C string spells the name
     "terraform apply -auto-approve=true",  # skips the confirmation the saved rule relied on
 ]
 
@@ -171,7 +172,7 @@ def _repo_with_a_tar(project) -> None:
         subprocess.run(argv, cwd=project, check=True)
 
 
-LINKED = ["cp pre-commit docs/pre-commit", "cat up/keys/token.txt"]
+LINKED = ["cp pre-commit docs/pre-commit", "cat up/keys/token.txt", "cat up/keys/*"]
 
 
 async def test_a_saved_rule_does_not_cover_an_argument_that_links_to_a_git_hook_or_outside(tmp_path):

@@ -49,6 +49,7 @@ def test_rules_name_program_and_subcommand_per_part(command, expected):
         "cp x .gi{t,}/config", "grep -r x {~,.}", "coproc rm x", "read PATH <<< .", "printf -v PATH %s .",
         "git grep -O'sh -c id' x", "git rebase --exec=id HEAD~1", "git submodule foreach id", "tar -xf x --to-command=id",
         "rsync -e 'sh -c id' a b", "git clone -u 'sh -c id' x", "vim -c '!id'", "compgen -C id x",
+        "cp x $'.gi\\x74'/config", "cat /etc/*", "grep -r key ~/*",
         "cp x .gi\"\"t/config", "sed -i s/a/b/ .env.prod", "git --git-dir=.git/x status", "./deploy.sh", "/usr/bin/rm x", "npx some-package", "uvx tool", "f() { ls; }", "echo \"unclosed", "", "dd if=/dev/zero of=x",
     ],
 )

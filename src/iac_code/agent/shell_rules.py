@@ -135,7 +135,6 @@ _HEREDOC_STATEMENTS = frozenset({"command", "pipeline", "list", "redirected_stat
 """What tree-sitter puts inside a heredoc redirect when the line goes on after `<<EOF`."""
 
 _INERT_LEAVES = frozenset({"raw_string", "ansi_c_string", "comment", "heredoc_start", "heredoc_end"})
-_EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution"})
 _PATHLESS_PROGRAMS = frozenset({"echo", "printf", "true", "false", ":", "test", "[", "expr", "seq", "sleep"})
 """Programs that never open a file named by an argument: an argument whose value is only known
 when the command runs (`echo "$(whoami)"`) cannot make them touch a sensitive path."""
@@ -273,6 +272,7 @@ def _simple(node: tree_sitter.Node) -> Part:
         return Part(text, None)
     words: list[str | None] = []
     expanded = False  # an argument whose value is only known when the command runs
+    globs: list[str] = []
     for child in node.named_children:
         if child.type == "variable_assignment":  # `LD_PRELOAD=x ls`: the environment changes the program
             return Part(text, None)
@@ -281,15 +281,23 @@ def _simple(node: tree_sitter.Node) -> Part:
         if child.type == "command_name":
             words.append(_literal(child.named_children[0]) if child.named_children else None)
         elif child.type in _ARGUMENTS:
-            words.append(_literal(child))
+            literal = _literal(child)
+            words.append(literal)
+            raw = child.text.decode("utf-8", "replace")
             if names_sensitive(_unquoted(child)):
                 return Part(text, None)
-            expanded = expanded or child.type in _EXPANSIONS or _has_expansion(child) or _braces(child)
+            if literal is None and child.type == "word" and "$" not in raw and "`" not in raw:
+                globs.append(raw)  # `docs/*`: bash lists the directory before the first pattern
+            elif literal is None or _braces(child):  # `$X`, `$(…)`, `$'\x74'`, `{a,b}`
+                expanded = True
         else:
             raise Opaque
     if expanded and words and words[0] not in _PATHLESS_PROGRAMS:
         return Part(text, None)  # `cp x "$(printf .git)/hooks/x"`: the path is not known until it runs
+    if any(leaves_cwd(g) for g in globs) and words[0] not in _PATHLESS_PROGRAMS:
+        return Part(text, None)  # `cat /etc/*`, `grep -r key ~/*`
     paths = [piece for w in words[1:] if w for piece in w.split("=")[0 if w[0] != "-" else 1 :] if piece]
+    paths += [d for d in map(_glob_directory, globs) if d]
     if words and words[0] in _PATHLESS_PROGRAMS:
         paths = []
     return Part(text, rule_of(words), tuple(paths))
@@ -301,8 +309,10 @@ def _braces(node: tree_sitter.Node) -> bool:
     return node.type != "raw_string" and _BRACES.search(node.text.decode("utf-8", "replace")) is not None
 
 
-def _has_expansion(node: tree_sitter.Node) -> bool:
-    return any(c.type in _EXPANSIONS or _has_expansion(c) for c in node.named_children)
+def _glob_directory(pattern: str) -> str:
+    """The directory a glob lists, before its first pattern character (`docs/*.sh` -> `docs`; `*.tf` -> "")."""
+    first = min((i for i in (pattern.find(c) for c in "*?[") if i >= 0), default=len(pattern))
+    return pattern[: max(pattern.rfind("/", 0, first), 0)]
 
 
 def _unquoted(node: tree_sitter.Node) -> str:
