@@ -7,7 +7,6 @@ a new agent process loads the session, and the replayed updates are compared wit
 from __future__ import annotations
 
 from acp.schema import AgentPlanUpdate, ToolCallProgress, ToolCallStart
-
 from harness import spawn_agent
 
 PLAN_ENTRIES = [

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from scenario_agent import scenario_command
+from tui_support import ready, send, turn_done, wait_until
 
 import iac_tui.app
 import iac_tui.connection as connection
 from iac_tui.launch import AgentCommand
 from iac_tui.widgets.agent_error import AgentError
-from scenario_agent import scenario_command
-from tui_support import ready, send, turn_done, wait_until
 
 LABEL = "~/work/infra"
 

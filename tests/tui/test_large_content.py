@@ -6,7 +6,9 @@ real one. Snapshots live in `<repo>/snapshots/test_large_content/`.
 
 from __future__ import annotations
 
+from scenario_agent import scenario_command
 from textual_diff_view import DiffView
+from tui_support import ready, send, turn_done, wait_until
 
 from iac_tui.screens.diff_review import DiffReview
 from iac_tui.screens.pager import Pager, find, location
@@ -14,8 +16,6 @@ from iac_tui.widgets.diff import EditDiff, FileChange, diff_counts, wants_review
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.tool_output import ToolOutput, take_rows
-from scenario_agent import scenario_command
-from tui_support import ready, send, turn_done, wait_until
 
 
 async def pending_question(pilot):

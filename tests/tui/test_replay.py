@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tui_support import ready, send, turn_done, wait_until
+
 from iac_tui.widgets.diff import EditDiff
 from iac_tui.widgets.plan import PlanView
 from iac_tui.widgets.tool_call import ToolCallPanel
-from tui_support import ready, send, turn_done, wait_until
 
 MAIN_TF = 'resource "aws_s3_bucket" "logs" {\n  bucket = "acme-logs"\n}\n'
 PLAN = [{"content": "Rename the bucket", "status": "in_progress", "priority": "high"}, {"content": "Validate", "status": "pending"}]

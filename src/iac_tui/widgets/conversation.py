@@ -41,7 +41,6 @@ from iac_tui.widgets.thought import Thought
 from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.welcome import Welcome
 
-
 PRUNE_TO = 0.6  # of max_rows
 STOP_REASONS = {
     "cancelled": ("Cancelled.", "warning"),

@@ -39,9 +39,9 @@ class StatusBar(HorizontalGroup):
         yield Static(id="status-usage", markup=False)
 
     def _set(self, id: str, text: str) -> None:
-        widget = self.query_one(f"#{id}", Static)
-        widget.update(Content(text))
-        widget.set_class(not text, "-empty")
+        for widget in self.query(f"#{id}").results(Static):  # none while the app tears down
+            widget.update(Content(text))
+            widget.set_class(not text, "-empty")
 
     def set_cwd(self, label: str) -> None:
         """The project directory."""

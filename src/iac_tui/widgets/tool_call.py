@@ -7,9 +7,8 @@ its widget, and a diff widget is mounted only for a diff it has not shown yet.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
@@ -22,6 +21,7 @@ from textual.widgets import Static
 from iac_tui.display import project_relative, strip_root
 from iac_tui.widgets.diff import MANY_FILES, EditDiff, FileChange, counts_label
 from iac_tui.widgets.tool_output import ToolOutput
+from iac_tui.widgets.tool_text import input_summary, output_text
 
 KIND_ICONS = {
     "read": "📖",
@@ -48,46 +48,6 @@ DEFAULT_PREVIEW = (10, False)
 OPEN_DIFFS = 3  # diffs of one call shown open at first (the rest as one-line headers)
 OPEN_DIFF_ROWS = 60  # ... as long as their changed lines stay under this
 LISTED_DIFFS = 8  # diffs listed one per line; more are summed up in one line
-INPUT_KEYS = ("command", "path", "file_path", "pattern", "glob", "url", "query", "prompt", "description")
-
-
-def input_summary(raw_input: Any, root: Path) -> str:
-    """The part of a tool's input a person wants to see: the command, path, pattern or URL."""
-    if not isinstance(raw_input, dict) or not raw_input:
-        return ""
-    if isinstance(raw_input.get("command"), str):
-        return "$ " + raw_input["command"]
-    parts = []
-    for key in ("pattern", "glob", "query", "url"):
-        if isinstance(raw_input.get(key), str):
-            parts.append(raw_input[key])
-            break
-    for key in ("path", "file_path"):
-        if isinstance(raw_input.get(key), str):
-            path = raw_input[key]
-            path = project_relative(path, root) if path.startswith("/") else path
-            parts.append(("in " if parts else "") + path)
-            break
-    if not parts:
-        for key in ("prompt", "description"):
-            if isinstance(raw_input.get(key), str):
-                return raw_input[key].strip().splitlines()[0] if raw_input[key].strip() else ""
-        scalars = [f"{k}={json.dumps(v)}" for k, v in raw_input.items() if isinstance(v, str | int | float | bool)]
-        return " ".join(scalars)
-    return " ".join(parts)
-
-
-def output_text(raw_output: Any) -> str:
-    """Text to show for a `rawOutput` when the update carried no content."""
-    if raw_output is None:
-        return ""
-    if isinstance(raw_output, str):
-        return raw_output
-    if isinstance(raw_output, dict):
-        for key in ("output", "error", "text", "result"):
-            if isinstance(raw_output.get(key), str):
-                return raw_output[key]
-    return json.dumps(raw_output, indent=2, ensure_ascii=False)
 
 
 class ToolCallPanel(VerticalGroup, can_focus=True):
