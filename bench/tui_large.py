@@ -37,6 +37,7 @@ import sys
 import tempfile
 import termios
 import time
+import weakref
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,7 +143,7 @@ async def bench_diffs() -> list[tuple[str, str]]:
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.state.session_id, step=0.02)
         await pilot.pause(2.0)  # as in use: the app has been up a moment (its start-up work is done)
-        app.prompt.load_text("edit everything")
+        app.prompt_box.load_text("edit everything")
         await pilot.press("enter")
         question = app.query_one(PermissionQuestion)
         await until(pilot, lambda: question.current is not None and question.display)
@@ -170,17 +171,17 @@ async def bench_typing(chunks: int, keys: int) -> list[tuple[str, str]]:
     latencies = []
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.state.session_id, step=0.02)
-        app.prompt.load_text("stream please")
+        app.prompt_box.load_text("stream please")
         await pilot.press("enter")
         await until(pilot, lambda: app.query("AgentMessage"))
         for i in range(keys):
             if not app.busy:
                 break
             char = "abcdefghij"[i % 10]
-            before = app.prompt.text
+            before = app.prompt_box.text
             start = time.perf_counter()
             app.post_message(events.Key(char, char))
-            while app.prompt.text == before:
+            while app.prompt_box.text == before:
                 await asyncio.sleep(0.001)
             latencies.append(time.perf_counter() - start)
             await asyncio.sleep(0.1)
@@ -209,12 +210,20 @@ async def session_rss(turns: int) -> dict:
     app, _ = make_app("turn", Path(tempfile.mkdtemp(prefix="tui-session-")))
     marks = {m for m in (100, 250, 500, 1000, turns) if m <= turns}
     out = {}
-    async with app.run_test(size=(120, 40)) as pilot:
+    seen: weakref.WeakSet = weakref.WeakSet()  # a message is seen by every widget it bubbles through
+    ended = [0]
+
+    def hook(message) -> None:
+        if type(message).__name__ == "TurnEnded" and message not in seen:
+            seen.add(message)
+            ended[0] += 1
+
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         await until(pilot, lambda: app.state.session_id, step=0.02)
         for turn in range(1, turns + 1):
-            app.prompt.load_text(f"question {turn}")
+            app.prompt_box.load_text(f"question {turn}")
             await pilot.press("enter")
-            await until(pilot, lambda t=turn: app.turns_ended >= t, step=0.002)
+            await until(pilot, lambda t=turn: ended[0] >= t, step=0.002)
             if turn in marks:
                 await pilot.pause(0.05)
                 gc.collect()

@@ -175,10 +175,12 @@ async def measure(feed: str, count: int) -> dict:
             await pilot.pause(0.02)
         await pilot.pause(0.2)
         before = rss_kib()
-        app.prompt.load_text("stream please")
+        app.prompt_box.load_text("stream please")
         start = time.perf_counter()
         await pilot.press("enter")
-        while app.turns_ended < 1:
+        while not app.busy:
+            await pilot.pause(0.005)
+        while app.busy:
             await pilot.pause(0.005)
         elapsed = time.perf_counter() - start
         after = rss_kib()

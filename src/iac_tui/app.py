@@ -10,16 +10,12 @@ waits on the agent.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import acp
-from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 
@@ -28,31 +24,29 @@ from iac_tui import messages as m
 from iac_tui.client import TuiClient
 from iac_tui.connection import AgentConnection
 from iac_tui.display import home_relative
-from iac_tui.file_index import list_project_files
+from iac_tui.file_index import ProjectFiles
 from iac_tui.history import PromptHistory
 from iac_tui.launch import AgentCommand, agent_environment, default_agent_command
-from iac_tui.mentions import build_prompt
 from iac_tui.process import AgentProcess
 from iac_tui.screens.help import HelpScreen
-from iac_tui.screens.sessions import SessionChoice, SessionPicker
-from iac_tui.screens.settings import SettingPicker
+from iac_tui.session_actions import SessionActions
 from iac_tui.sessions import FirstSession, SessionManager, error_text
-from iac_tui.state import Setting, SessionState
+from iac_tui.state import SessionState
 from iac_tui.stderr_log import new_log_path
+from iac_tui.turns import TurnActions
 from iac_tui.widgets.badge import FollowBadge
-from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.footer import FittedFooter
-from iac_tui.widgets.permission import PermissionQuestion, describe
+from iac_tui.widgets.input_area import InputArea
+from iac_tui.widgets.permission import describe
 from iac_tui.widgets.prompt import Command, PromptArea
 from iac_tui.widgets.status import StatusBar
 from iac_tui.widgets.working import WorkingIndicator
 
-FILE_INDEX_TTL = 10.0
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
 
-class IacTui(App[None]):
+class IacTui(TurnActions, SessionActions, App[None]):
     """The terminal client. `project` is the directory the agent works in.
 
     `agent` replaces the default `iac-code acp` command; `model`/`mode` are applied to the first
@@ -131,26 +125,13 @@ class IacTui(App[None]):
         self.connection: AgentConnection | None = None
         self.agent_info: Any = None
         self._restoring = False
-        self.turns_started = 0
-        self.turns_ended = 0
-        self._files: list[str] = []
-        self._files_at = 0.0
-        self._indexing = False
+        self.project_files = ProjectFiles(self.project, on_first=lambda: self.prompt_box.update_completion())
 
     # ----- layout -----
 
     def compose(self) -> ComposeResult:
         yield Conversation(self.project, project_label=self.cwd_label)
-        with Vertical(id="input-area"):
-            yield FollowBadge()
-            yield WorkingIndicator(animate=self.animations)
-            yield CompletionList()
-            yield PermissionQuestion(last_typed=lambda: self.prompt.last_key_at)
-            yield PromptArea(
-                self.history,
-                cursor_blink=self.animations,
-                placeholder="Ask the agent…   / commands · @ files · f1 help",
-            )
+        yield InputArea(self.history, self.project_files.list, animate=self.animations)
         yield StatusBar()
         yield FittedFooter()
 
@@ -160,14 +141,23 @@ class IacTui(App[None]):
         return self.query_one(Conversation)
 
     @property
-    def prompt(self) -> PromptArea:
+    def input_area(self) -> InputArea:
+        """The input dock (badge, indicator, question, prompt box)."""
+        return self.query_one(InputArea)
+
+    @property
+    def prompt_box(self) -> PromptArea:
         """The prompt editor."""
-        return self.query_one(PromptArea)
+        return self.input_area.prompt_box
 
     @property
     def indicator(self) -> WorkingIndicator:
         """The working indicator."""
-        return self.query_one(WorkingIndicator)
+        return self.input_area.indicator
+
+    def watch_busy(self, busy: bool) -> None:
+        if self.is_mounted:
+            self.input_area.working = busy
 
     @property
     def status(self) -> StatusBar:
@@ -175,9 +165,7 @@ class IacTui(App[None]):
         return self.query_one(StatusBar)
 
     def on_mount(self) -> None:
-        prompt = self.prompt
-        prompt.completion = self.query_one(CompletionList)
-        prompt.files = self._project_files
+        prompt = self.prompt_box
         if self.initial_prompt:
             prompt.load_text(self.initial_prompt)
             prompt.move_cursor(prompt.document.end)
@@ -286,7 +274,7 @@ class IacTui(App[None]):
         for command in message.commands:
             root = getattr(command.input, "root", None) if command.input is not None else None
             hints.append(Command(command.name, command.description, getattr(root, "hint", None)))
-        self.prompt.commands = hints
+        self.prompt_box.commands = hints
 
     def on_mode_changed(self, message: m.ModeChanged) -> None:
         self.state.set_mode(message.mode_id)
@@ -305,73 +293,6 @@ class IacTui(App[None]):
             self.state.title = message.title
             self.refresh_status()
 
-    # ----- prompts -----
-
-    async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
-        text = message.text
-        if self.conn is None or self.state.session_id is None:
-            self.prompt.load_text(text)
-            self.notify("The agent is not ready." + (" Press ctrl+r to restart it." if self.agent_state == "stopped" else ""), severity="warning")
-            return
-        if self.busy:
-            self.prompt.load_text(text)
-            self.notify("The agent is still working: wait, or press esc to cancel.", severity="warning")
-            return
-        prompts = getattr(self.capabilities, "prompt_capabilities", None)
-        embedded = bool(getattr(prompts, "embedded_context", False))
-        blocks, attached = await asyncio.to_thread(build_prompt, text, self.project, embedded)
-        await self.conversation.add_user(text, [a.path for a in attached])
-        self.busy = True
-        self.turns_started += 1
-        self.indicator.start("Working…")
-        self._run_turn(self.state.session_id, blocks)
-
-    @work(group="turn", exit_on_error=False)
-    async def _run_turn(self, session_id: str, blocks: list[Any]) -> None:
-        try:
-            conn = self.conn
-            if conn is None:  # the agent stopped while the prompt was being built
-                raise ConnectionError("the agent is not running")
-            response = await conn.prompt(session_id=session_id, prompt=blocks)
-        except acp.RequestError as exc:
-            self.post_to_conversation(m.TurnEnded(session_id, None, error=error_text(exc)))
-        except ConnectionError:
-            self.post_to_conversation(m.TurnEnded(session_id, None, error=""))  # AgentStopped explains
-        except Exception as exc:  # never leave the app "working" forever
-            self.post_to_conversation(m.TurnEnded(session_id, None, error=error_text(exc)))
-        else:
-            self.post_to_conversation(m.TurnEnded(session_id, response.stop_reason, response.usage))
-
-    def on_turn_ended(self, message: m.TurnEnded) -> None:
-        self.busy = False
-        self.turns_ended += 1
-        self.indicator.stop()
-        if self.client is not None:  # a request still pending belongs to the turn that ended
-            self.client.cancel_permissions()
-        if message.usage is not None:
-            self.state.last_usage = message.usage
-        self.refresh_status()
-        self._files_at = 0.0  # files may have changed
-        if not isinstance(self.focused, PromptArea):
-            self.prompt.focus()
-
-    def action_cancel_turn(self) -> None:
-        if not self.busy:
-            return
-        self.indicator.start("Cancelling…")
-        self._send_cancel(self.state.session_id)
-
-    @work(group="cancel", exit_on_error=False)
-    async def _send_cancel(self, session_id: str | None) -> None:
-        conn = self.conn
-        if conn is not None and session_id is not None:
-            try:
-                await conn.cancel(session_id=session_id)
-            except Exception:
-                pass
-        if self.client is not None:
-            self.client.cancel_permissions()
-
     # ----- permissions -----
 
     def on_permission_requested(self, message: m.PermissionRequested) -> None:
@@ -381,39 +302,20 @@ class IacTui(App[None]):
             message.reply.answer(None)
             return
         subject = describe(message.tool_call, panel.kind, panel.title, self.project)
-        self.query_one(PermissionQuestion).ask(message, panel.kind, subject)
+        self.input_area.question.ask(message, panel.kind, subject)
         self.bell()
-
-    def on_permission_question_changed(self, message: PermissionQuestion.Changed) -> None:
-        self._refresh_badge()
-        prompt = self.prompt
-        prompt.disabled = message.pending > 0
-        if message.pending:
-            self.indicator.stop()
-            return
-        prompt.focus()
-        if self.busy:
-            self.indicator.start("Working…")
 
     def on_prompt_area_tabbed(self, message: PromptArea.Tabbed) -> None:
         self.conversation.focus_newest()
 
-    def on_permission_question_typed(self, message: PermissionQuestion.Typed) -> None:
-        self.prompt.append(message.text)
-
     # ----- following the conversation's bottom -----
 
     def on_conversation_follow_changed(self, message: Conversation.FollowChanged) -> None:
-        self._refresh_badge()
+        self.input_area.show_follow(message.following, message.unread)
         self.refresh_bindings()
 
     def on_follow_badge_clicked(self, message: FollowBadge.Clicked) -> None:
         self.action_follow()
-
-    def _refresh_badge(self) -> None:
-        conversation = self.conversation
-        asking = self.query_one(PermissionQuestion).current is not None
-        self.query_one(FollowBadge).show_state(conversation.following, conversation.unread, asking)
 
     def action_follow(self) -> None:
         self.conversation.follow()
@@ -471,91 +373,3 @@ class IacTui(App[None]):
         for panel in panels:
             panel.set_expanded(expand)
 
-    def action_pick(self, category: str) -> None:
-        setting = self.state.setting(category)
-        if setting is None or self.conn is None:
-            return
-
-        def chosen(value: str | None) -> None:
-            if value is not None and value != setting.current:
-                self._change_setting_worker(setting, value)
-
-        self.push_screen(SettingPicker(setting), chosen)
-
-    @work(group="settings", exit_on_error=False)
-    async def _change_setting_worker(self, setting: Setting, value: str) -> None:
-        await self.sessions.change_setting(setting, value)
-
-    def action_new_session(self) -> None:
-        if self._refuse_while_busy():
-            return
-        self._switch_session(SessionChoice("new"))
-
-    def _refuse_while_busy(self) -> bool:
-        if self.busy:
-            self.notify("The agent is working: wait, or press esc to cancel first.", severity="warning")
-            return True
-        if self.conn is None:
-            self.notify("The agent is not running.", severity="warning")
-            return True
-        return False
-
-    def action_sessions(self) -> None:
-        if self._refuse_while_busy():
-            return
-        if not self.sessions.session_capability("list"):
-            self.notify("This agent cannot list its sessions.", severity="warning")
-            return
-        self._open_picker()
-
-    @work(group="sessions", exclusive=True, exit_on_error=False)
-    async def _open_picker(self) -> None:
-        try:
-            sessions = await self.sessions.list()
-        except (ConnectionError, acp.RequestError) as exc:
-            self.notify(f"Could not list sessions: {error_text(exc)}", severity="error")
-            return
-        can_fork = self.sessions.session_capability("fork") and (self.sessions.can_load or self.sessions.session_capability("resume"))
-        choice = await self.push_screen_wait(SessionPicker(sessions, self.state.session_id, can_fork))
-        if choice is not None:
-            await self._do_switch(choice)
-
-    @work(group="sessions", exclusive=True, exit_on_error=False)
-    async def _switch_session(self, choice: SessionChoice) -> None:
-        await self._do_switch(choice)
-
-    async def _do_switch(self, choice: SessionChoice) -> None:
-        if self.busy or self.conn is None:
-            return
-        try:
-            if choice.action == "new" or choice.session_id is None:
-                await self.sessions.new()
-            elif choice.action == "fork":
-                await self.sessions.fork(choice.session_id)
-            elif choice.session_id != self.state.session_id:
-                await self.sessions.load(choice.session_id)
-        except (ConnectionError, acp.RequestError) as exc:
-            self.post_to_conversation(m.Notice(f"Could not open the session: {error_text(exc)}", "error"))
-
-    # ----- @path completion -----
-
-    def _project_files(self) -> list[str]:
-        if not self._indexing and time.monotonic() - self._files_at > FILE_INDEX_TTL:
-            self._indexing = True
-            self._index_files()
-        return self._files
-
-    @work(thread=True, group="file-index", exit_on_error=False)
-    def _index_files(self) -> None:
-        try:
-            files = list_project_files(self.project)
-        finally:
-            self._indexing = False
-        self.call_from_thread(self._files_indexed, files)
-
-    def _files_indexed(self, files: list[str]) -> None:
-        first = not self._files
-        self._files = files
-        self._files_at = time.monotonic()
-        if first:
-            self.prompt.update_completion()

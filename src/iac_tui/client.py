@@ -171,11 +171,6 @@ class TuiClient:
             reply.answer(None)
         return len(pending)
 
-    @property
-    def pending_permissions(self) -> int:
-        """How many permission requests await an answer."""
-        return sum(1 for p in self._permissions if not p.done)
-
     # ----- fs/* (confined to the project directory) -----
 
     def confine(self, path: str) -> Path:

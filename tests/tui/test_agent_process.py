@@ -138,7 +138,7 @@ async def test_agent_that_closes_its_output_but_lives_on_is_reported(ws):
     app = ws.app([], agent=agent)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.state.session_id == "raw-1", what="a session")
-        app.prompt.load_text("hello")
+        app.prompt_box.load_text("hello")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.query(AgentError), timeout=10, what="the error")
         assert "closed its output" in app.query_one(AgentError).reason

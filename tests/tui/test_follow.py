@@ -50,11 +50,12 @@ async def test_every_demo_question_is_in_view(tmp_path, monkeypatch, size, first
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
         await pilot.press("enter")
+        await wait_until(pilot, lambda: app.busy, what="the turn to start")
         answered = 0
         while True:
             found = await wait_until(
                 pilot,
-                lambda: (app.query_one("#question").current is not None and "question") or (app.turns_ended == app.turns_started and not app.busy and "done"),
+                lambda: (app.query_one("#question").current is not None and "question") or (not app.busy and "done"),
                 timeout=60,
                 what="a question or the end of the turn",
             )
@@ -121,8 +122,8 @@ async def test_new_blocks_below_are_counted_while_scrolled_up(ws):
         conversation = app.conversation
         conversation.scroll_home(animate=False)
         await pilot.pause(0.1)
-        app.prompt.load_text("second")
-        app.prompt.focus()
+        app.prompt_box.load_text("second")
+        app.prompt_box.focus()
         await pilot.press("enter")  # sending a prompt follows again
         await turn_done(pilot)
         assert conversation.following
@@ -133,4 +134,4 @@ async def test_new_blocks_below_are_counted_while_scrolled_up(ws):
         await pilot.press("end")
         await pilot.pause(0.1)
         assert conversation.following and not badge.display
-        assert app.prompt.text == ""  # `end` went to the conversation, not the prompt box
+        assert app.prompt_box.text == ""  # `end` went to the conversation, not the prompt box

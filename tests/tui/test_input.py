@@ -37,10 +37,10 @@ async def test_prompt_while_busy_is_kept_not_sent(ws):
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "long story")
-        app.prompt.load_text("impatient")
+        app.prompt_box.load_text("impatient")
         await pilot.press("enter")  # the prompt box is emptied, then the app gives the text back
-        await wait_until(pilot, lambda: app.prompt.text == "impatient", what="the text to be given back")
-        assert app.prompt.text == "impatient"
+        await wait_until(pilot, lambda: app.prompt_box.text == "impatient", what="the text to be given back")
+        assert app.prompt_box.text == "impatient"
         assert len(app.query(UserMessage)) == 1
         await pilot.press("escape")
         await turn_done(pilot)
@@ -50,14 +50,14 @@ async def test_slash_opens_the_agents_commands(ws):
     app = ws.app([])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await wait_until(pilot, lambda: app.prompt.commands, what="available commands")
-        assert {c.name for c in app.prompt.commands} >= {"compact", "clear", "help"}
+        await wait_until(pilot, lambda: app.prompt_box.commands, what="available commands")
+        assert {c.name for c in app.prompt_box.commands} >= {"compact", "clear", "help"}
         await pilot.press("/", "c", "o")
-        completion = app.prompt.completion
+        completion = app.prompt_box.completion
         assert completion.open
         assert [i.value for i in completion.items][0] == "/compact "
         await pilot.press("tab")
-        assert app.prompt.text == "/compact "
+        assert app.prompt_box.text == "/compact "
         await pilot.pause(0.05)
         assert not completion.open
 
@@ -73,21 +73,21 @@ async def test_at_path_attaches_the_file_as_a_resource(ws):
     app = ws.app(turns)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        app.prompt.focus()
+        app.prompt_box.focus()
         await pilot.press(*"check @", "n", "e", "t", "m")
-        completion = app.prompt.completion
+        completion = app.prompt_box.completion
         await wait_until(pilot, lambda: completion.open, what="path completion")
         values = [i.value for i in completion.items]
         assert values[0] == "@modules/network/main.tf "
-        app.prompt.load_text("")
+        app.prompt_box.load_text("")
         await pilot.press("@", "o", "u", "t")
         await pilot.pause(0.1)
         assert "@build/output.tf " not in [i.value for i in completion.items]  # .gitignore'd
-        app.prompt.load_text("")
+        app.prompt_box.load_text("")
         await pilot.press(*"check @netm")
         await wait_until(pilot, lambda: completion.open, what="path completion")
         await pilot.press("tab")
-        assert app.prompt.text == "check @modules/network/main.tf "
+        assert app.prompt_box.text == "check @modules/network/main.tf "
         await pilot.press("enter")
         await turn_done(pilot)
         assert app.query_one(AgentMessage).source == "I can see the VPC file."
@@ -105,33 +105,33 @@ async def test_history_walks_previous_prompts(ws, tmp_path):
         await turn_done(pilot)
         await send(pilot, "second prompt\nwith two lines")
         await turn_done(pilot)
-        app.prompt.focus()
+        app.prompt_box.focus()
         await pilot.press(*"draft")
         await pilot.press("up")
-        assert app.prompt.text == "second prompt\nwith two lines"
-        app.prompt.move_cursor((0, 0))
+        assert app.prompt_box.text == "second prompt\nwith two lines"
+        app.prompt_box.move_cursor((0, 0))
         await pilot.press("up")
-        assert app.prompt.text == "first prompt"
+        assert app.prompt_box.text == "first prompt"
         await pilot.press("down")
-        assert app.prompt.text == "second prompt\nwith two lines"
-        app.prompt.move_cursor(app.prompt.document.end)
+        assert app.prompt_box.text == "second prompt\nwith two lines"
+        app.prompt_box.move_cursor(app.prompt_box.document.end)
         await pilot.press("down")
-        assert app.prompt.text == "draft"
+        assert app.prompt_box.text == "draft"
     again = ws.app([], history_file=history)
     async with again.run_test(size=(100, 30)) as pilot:
-        again.prompt.focus()
+        again.prompt_box.focus()
         await pilot.press("up")
-        assert again.prompt.text == "second prompt\nwith two lines"
+        assert again.prompt_box.text == "second prompt\nwith two lines"
 
 
 async def test_newline_keys_do_not_send(ws):
     app = ws.app([])
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        app.prompt.focus()
+        app.prompt_box.focus()
         await pilot.press("a", "shift+enter", "b", "ctrl+j", "c")
-        assert app.prompt.text == "a\nb\nc"
-        assert app.turns_started == 0
+        assert app.prompt_box.text == "a\nb\nc"
+        assert not app.busy and not app.query("UserMessage")  # nothing was sent
 
 
 async def test_f1_opens_help(ws):

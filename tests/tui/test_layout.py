@@ -47,6 +47,6 @@ async def test_tab_from_the_prompt_goes_to_the_newest_block(ws):
         await turn_done(pilot)
         panels = list(app.query(ToolCallPanel))
         assert len(panels) == 2
-        app.prompt.focus()
+        app.prompt_box.focus()
         await pilot.press("tab")
         assert app.focused is panels[-1]

@@ -35,7 +35,7 @@ async def test_allow_once_writes_the_file(ws):
         assert (ws.project / "notes.tf").read_text() == 'locals { owner = "ops" }\n'
         assert panel.status == "completed" and not panel.awaiting_permission
         assert prompt.current is None and not prompt.display
-        assert app.focused is app.prompt
+        assert app.focused is app.prompt_box
 
 
 async def test_reject_once_leaves_the_disk_alone(ws):
@@ -150,7 +150,7 @@ async def test_typed_sentences_never_answer_the_question(ws, sentence):
     app = ws.app(write_turns())
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
-        app.prompt.load_text("draft: ")
+        app.prompt_box.load_text("draft: ")
         await send_keeping_draft(pilot, "write notes")
         question = await pending_question(pilot)
         assert question.letters
@@ -161,7 +161,7 @@ async def test_typed_sentences_never_answer_the_question(ws, sentence):
         assert not (ws.project / "notes.tf").exists()
         assert not question.letters and question.highlighted is None
         assert "Letters off (you were typing)" in str(question.query_one(".question-hint").render())
-        assert app.prompt.disabled and app.prompt.text == "draft: " + sentence
+        assert app.prompt_box.disabled and app.prompt_box.text == "draft: " + sentence
         await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
         await pilot.pause(0.2)
         assert not request.reply.done
@@ -169,8 +169,8 @@ async def test_typed_sentences_never_answer_the_question(ws, sentence):
         await turn_done(pilot)
         assert request.reply.future.result() == "reject_once"
         assert not (ws.project / "notes.tf").exists()
-        assert not app.prompt.disabled and app.focused is app.prompt
-        assert app.prompt.text == "draft: " + sentence
+        assert not app.prompt_box.disabled and app.focused is app.prompt_box
+        assert app.prompt_box.text == "draft: " + sentence
 
 
 def keys_of(text: str) -> list[str]:
@@ -183,9 +183,9 @@ async def send_keeping_draft(pilot, text: str) -> None:
     """Send `text` as a prompt, then put the draft that was in the box back (as a person
     who keeps a half-written message would)."""
     app = pilot.app
-    draft = app.prompt.text
+    draft = app.prompt_box.text
     await send(pilot, text)
-    app.prompt.load_text(draft)
+    app.prompt_box.load_text(draft)
 
 
 async def test_typing_when_the_question_appears_suspends_the_letters(ws, monkeypatch):
@@ -199,21 +199,21 @@ async def test_typing_when_the_question_appears_suspends_the_letters(ws, monkeyp
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write notes")
-        app.prompt.focus()
+        app.prompt_box.focus()
         await pilot.press("w", "a")  # typed while the agent is still streaming, before the question
         question = app.query_one("#question")
         assert question.current is None, "the question came before the typing: the script is too fast"
         question = await pending_question(pilot)
         assert not question.letters and question.highlighted is None
-        assert app.prompt.disabled and app.prompt.text == "wa"
+        assert app.prompt_box.disabled and app.prompt_box.text == "wa"
         await pilot.press("a", "A", "r")
         await pilot.pause(0.2)
         assert not question.current.request.reply.done
-        assert app.prompt.text == "waaAr"
+        assert app.prompt_box.text == "waaAr"
         await pilot.press("down", "enter")  # allow once, deliberately
         await turn_done(pilot)
         assert (ws.project / "notes.tf").exists()
-        assert app.prompt.text == "waaAr"
+        assert app.prompt_box.text == "waaAr"
 
 
 async def test_a_question_answers_by_letter_when_nobody_was_typing(ws):
@@ -223,7 +223,7 @@ async def test_a_question_answers_by_letter_when_nobody_was_typing(ws):
         await send(pilot, "write notes")
         question = await pending_question(pilot)
         assert question.letters  # sending the prompt ended the typing
-        assert app.prompt.disabled
+        assert app.prompt_box.disabled
         await pilot.press("a")
         await turn_done(pilot)
         assert (ws.project / "notes.tf").exists()

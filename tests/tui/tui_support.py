@@ -92,13 +92,18 @@ async def ready(pilot: Any) -> str:
 
 
 async def send(pilot: Any, text: str) -> None:
-    """Type `text` in the prompt and press enter."""
+    """Type `text` in the prompt and press enter; returns once the turn runs (its block shows)."""
     app = pilot.app
-    started = app.turns_started
-    app.prompt.focus()
-    app.prompt.load_text(text)
+
+    def newest() -> Any:
+        blocks = app.query("UserMessage")
+        return blocks.last() if blocks else None
+
+    before = newest()  # (old blocks may be pruned meanwhile: compare the newest, not the count)
+    app.prompt_box.focus()
+    app.prompt_box.load_text(text)
     await pilot.press("enter")
-    await wait_until(pilot, lambda: app.turns_started > started, what="the turn to start")
+    await wait_until(pilot, lambda: newest() is not before, what="the turn to start")
 
 
 async def pending_question(pilot: Any) -> Any:
@@ -109,13 +114,13 @@ async def pending_question(pilot: Any) -> Any:
     app = pilot.app
     question = app.query_one(PermissionQuestion)
     await wait_until(pilot, lambda: question.current is not None and not question.current.request.reply.done, what="a permission question")
-    await wait_until(pilot, lambda: app.focused is question and app.prompt.disabled, what="the question to take the keys")
+    await wait_until(pilot, lambda: app.focused is question and app.prompt_box.disabled, what="the question to take the keys")
     return question
 
 
 async def turn_done(pilot: Any, timeout: float = DEADLINE) -> None:
     """Wait until the running turn has ended and its blocks are rendered."""
     app = pilot.app
-    await wait_until(pilot, lambda: app.turns_ended == app.turns_started and not app.busy, timeout, what="the turn to end")
+    await wait_until(pilot, lambda: not app.busy, timeout, what="the turn to end")
     await pilot.pause(0.2)
 

@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from textual.containers import VerticalScroll
-from textual.css.query import NoMatches
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 
-from iac_tui import config
-from iac_tui import messages
+from iac_tui import config, messages
 from iac_tui.messages import PermissionAnswer
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.diff import warm_up_highlighting
