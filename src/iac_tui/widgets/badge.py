@@ -29,7 +29,10 @@ class FollowBadge(Static):
 
     def show_state(self, following: bool, unread: int, asking: bool) -> None:
         """Show (or hide) the badge for the conversation's state and a pending question."""
-        self.display = not following
+        if self.display == following:  # shown or hidden now: the conversation above changes height
+            self.display = not following
+            if self.is_attached:
+                self.screen.refresh(layout=True)  # repaint all of it (a partial update left a stale row)
         if following:
             return
         parts = [f"↓ {unread} new" if unread else "↓ newer output below"]
