@@ -199,7 +199,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
         self.connection = connection
         outcome = await connection.run(self._on_agent_ready)
         written = connection.stderr.path
-        self.post_to_conversation(m.AgentStopped(outcome.reason, outcome.returncode, connection.stderr.tail(20), str(written) if written else None))
+        self.post_to_conversation(m.AgentStopped(outcome.reason, connection.stderr.tail(20), str(written) if written else None))
 
     def post_to_conversation(self, message: Message) -> None:
         """Deliver one of the agent's messages (or of the app's own requests) to the

@@ -120,22 +120,20 @@ class TuiClient:
         """The app message for one `session/update` payload (None for kinds the app ignores)."""
         kind = getattr(update, "session_update", None)
         if kind == "agent_message_chunk":
-            return m.MessageChunk(session_id, content_text(update.content), "agent", update.message_id)
+            return m.MessageChunk(session_id, content_text(update.content), "agent")
         if kind == "user_message_chunk":
             name = attachment_name(update.content)
             if name is not None:
-                return m.MessageChunk(session_id, "", "user", update.message_id, attachment=name)
-            return m.MessageChunk(session_id, content_text(update.content), "user", update.message_id)
+                return m.MessageChunk(session_id, "", "user", attachment=name)
+            return m.MessageChunk(session_id, content_text(update.content), "user")
         if kind == "agent_thought_chunk":
             return m.ThoughtChunk(session_id, content_text(update.content))
-        if kind == "tool_call":
-            return m.ToolCall(session_id, update, started=True)
-        if kind == "tool_call_update":
-            return m.ToolCall(session_id, update, started=False)
+        if kind in ("tool_call", "tool_call_update"):
+            return m.ToolCall(session_id, update)
         if kind == "plan":
             return m.PlanChanged(session_id, list(update.entries))
         if kind == "usage_update":
-            return m.UsageChanged(session_id, update.used, update.size, update.cost)
+            return m.UsageChanged(session_id, update.used, update.size)
         if kind == "available_commands_update":
             return m.CommandsChanged(session_id, list(update.available_commands))
         if kind == "current_mode_update":
@@ -143,7 +141,7 @@ class TuiClient:
         if kind == "config_option_update":
             return m.ConfigChanged(session_id, list(update.config_options))
         if kind == "session_info_update":
-            return m.SessionInfoChanged(session_id, update.title, update.updated_at)
+            return m.SessionInfoChanged(session_id, update.title)
         return None
 
     # ----- session/request_permission -----

@@ -61,7 +61,7 @@ async def test_client_posts_updates_in_order_and_filters_other_sessions(tmp_path
     await client.session_update("s1", helpers.update_plan([helpers.plan_entry("step")]))
     kinds = [type(p).__name__ for p in posted]
     assert kinds == ["MessageChunk", "ThoughtChunk", "ToolCall", "PlanChanged"]
-    assert posted[0].text == "a" and posted[2].started
+    assert posted[0].text == "a" and posted[2].update.session_update == "tool_call"
 
 
 async def test_client_permission_answers_by_id_or_cancelled(tmp_path):

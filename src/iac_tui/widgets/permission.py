@@ -100,6 +100,11 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         question: PermissionQuestion
         pending: int
 
+        @property
+        def control(self) -> PermissionQuestion:
+            """The question that changed."""
+            return self.question
+
     @dataclass
     class Typed(Message):
         """Text typed while the question owned the keys, for the prompt box's draft."""
