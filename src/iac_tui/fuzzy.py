@@ -1,55 +1,37 @@
-"""Fuzzy matching for completions: a query matches a candidate if its characters occur in order.
+"""Fuzzy matching for completions, on Textual's own `textual.fuzzy.Matcher`.
 
-Scores favour consecutive runs, matches at the start of a word or path segment, and matches in
-the file name over those in its directories; shorter candidates win ties.
+A query matches a candidate if its characters occur in order (case-insensitive); Textual scores
+the match (runs and word starts count), and of equal scores the shorter candidate wins. This
+module only adapts the matcher to the completion list: scores with the matched positions.
 """
 
 from __future__ import annotations
 
-SEPARATORS = "/_-. "
+from textual.fuzzy import Matcher
 
 
-def fuzzy_match(query: str, candidate: str) -> tuple[int, list[int]] | None:
-    """(score, matched positions) if every character of `query` occurs in order in `candidate`, else None.
+def _positions(matcher: Matcher, candidate: str) -> list[int]:
+    return sorted({index for span in matcher.highlight(candidate).spans for index in range(span.start, span.end)})
 
-    Matching is case-insensitive. The search is greedy from the end of the candidate, so the
-    file name is preferred over directory names.
-    """
+
+def fuzzy_match(query: str, candidate: str) -> tuple[float, list[int]] | None:
+    """(score, matched positions) if every character of `query` occurs in order in `candidate`, else None."""
     if not query:
-        return 0, []
-    text = candidate.lower()
-    q = query.lower()
-    positions: list[int] = []
-    j = len(text)
-    for ch in reversed(q):
-        j = text.rfind(ch, 0, j)
-        if j < 0:
-            return None
-        positions.append(j)
-    positions.reverse()
-    name_start = candidate.rfind("/") + 1
-    score = 0
-    previous = -2
-    for pos in positions:
-        if pos == previous + 1:
-            score += 8
-        if pos == 0 or candidate[pos - 1] in SEPARATORS:
-            score += 6
-        if pos >= name_start:
-            score += 3
-        previous = pos
-    if text.endswith(q) or text[name_start:].startswith(q):
-        score += 10
-    score -= len(candidate) // 8
-    return score, positions
+        return 0.0, []
+    matcher = Matcher(query)
+    score = matcher.match(candidate)
+    return (score, _positions(matcher, candidate)) if score > 0 else None
 
 
 def fuzzy_filter(query: str, candidates: list[str], limit: int = 50) -> list[tuple[str, list[int]]]:
-    """The best `limit` candidates for `query`, best first, with their matched positions."""
+    """The best `limit` candidates for `query`, best first (shorter first among equals), with their matched positions."""
+    if not query:
+        return [(c, []) for c in sorted(candidates, key=len)[:limit]]
+    matcher = Matcher(query)
     scored = []
     for index, candidate in enumerate(candidates):
-        result = fuzzy_match(query, candidate)
-        if result is not None:
-            scored.append((-result[0], len(candidate), index, candidate, result[1]))
+        score = matcher.match(candidate)
+        if score > 0:
+            scored.append((-score, len(candidate), index, candidate))
     scored.sort()
-    return [(c, pos) for *_, c, pos in scored[:limit]]
+    return [(candidate, _positions(matcher, candidate)) for *_, candidate in scored[:limit]]
