@@ -26,7 +26,7 @@ async def test_prompt_streams_text_into_markdown(ws):
         messages = list(app.query(AgentMessage))
         assert len(messages) == 1
         assert messages[0].source == ANSWER
-        rendered = "".join(str(block._content) for block in messages[0].query("MarkdownParagraph"))
+        rendered = "".join(str(block.content) for block in messages[0].query("MarkdownParagraph"))
         assert "It streams word by word." in rendered.replace("**", "")
         assert not app.indicator.running
         assert not list(app.query(Note))  # end_turn: no stop-reason note

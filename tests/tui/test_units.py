@@ -9,6 +9,7 @@ import acp
 import pytest
 from acp import helpers
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption
+from textual.widgets import Markdown
 
 from iac_tui import messages as m
 from iac_tui.client import TuiClient
@@ -193,7 +194,7 @@ async def test_streaming_markdown_splits_long_text_into_segments_at_paragraphs()
             await widget.write(piece + " ")
         await widget.finish()
         await pilot.pause()
-        segments = widget._segments
+        segments = list(widget.query_children(Markdown))  # the Markdown documents it shows
         assert len(segments) >= 3
         assert "".join(s.source for s in segments) == widget.source
         # no segment starts or ends inside the code fence
@@ -219,7 +220,7 @@ async def test_finish_renders_the_last_words_before_returning():
             await widget.finish()
             # finish() returns only when the Markdown holds and shows everything: no pause here
             paragraphs = list(widget.query("MarkdownParagraph"))
-            assert paragraphs and str(paragraphs[-1]._content).endswith("last.")
+            assert paragraphs and str(paragraphs[-1].content).endswith("last.")
             await widget.remove()
         await pilot.pause()
 
