@@ -21,16 +21,36 @@ from urllib.parse import unquote, urlparse
 
 import acp
 from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanContentUpdate,
+    AgentPlanRemovedUpdate,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
     AllowedOutcome,
+    AudioContentBlock,
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
     CreateTerminalResponse,
+    CurrentModeUpdate,
     DeniedOutcome,
+    EmbeddedResourceContentBlock,
     EnvVariable,
+    ImageContentBlock,
     KillTerminalResponse,
+    PermissionOption,
     ReadTextFileResponse,
     ReleaseTerminalResponse,
     RequestPermissionResponse,
+    ResourceContentBlock,
+    SessionInfoUpdate,
     TerminalExitStatus,
     TerminalOutputResponse,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+    UsageUpdate,
+    UserMessageChunk,
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
@@ -40,12 +60,30 @@ from iac_tui import messages as m
 from iac_tui.state import SessionState
 from iac_tui.terminals import Terminal, Terminals
 
+# What `session/update` may carry (the SDK's `SessionNotification.update` union) and a content block.
+Update = (
+    UserMessageChunk
+    | AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | AgentPlanContentUpdate
+    | AgentPlanRemovedUpdate
+    | AvailableCommandsUpdate
+    | CurrentModeUpdate
+    | ConfigOptionUpdate
+    | SessionInfoUpdate
+    | UsageUpdate
+)
+ContentBlock = TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
+
 MAX_READ_BYTES = 10 * 1024 * 1024
 TERMINAL_REFRESH = 0.05
 """Seconds between two reports of a client terminal's new output to the app."""
 
 
-def content_text(block: Any) -> str:
+def content_text(block: ContentBlock) -> str:
     """The text of one ACP content block; non-text blocks become a short marker."""
     kind = getattr(block, "type", None)
     if kind == "text":
@@ -61,7 +99,7 @@ def content_text(block: Any) -> str:
     return ""
 
 
-def attachment_name(block: Any) -> str | None:
+def attachment_name(block: ContentBlock) -> str | None:
     """The file name of a `resource` / `resource_link` content block (None for other blocks)."""
     kind = getattr(block, "type", None)
     if kind == "resource_link":
@@ -99,7 +137,7 @@ class TuiClient:
     def _wanted(self, session_id: str) -> bool:
         return self.session_id is None or session_id == self.session_id
 
-    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+    async def session_update(self, session_id: str, update: Update, **_: Any) -> None:
         """Turn one update into a message. No await before posting: arrival order is kept."""
         if not self._wanted(session_id):
             return
@@ -116,37 +154,38 @@ class TuiClient:
             self._post(m.McpStatusChanged(session_id, [s for s in servers if isinstance(s, dict)]))
 
     @staticmethod
-    def to_message(session_id: str, update: Any) -> Message | None:
+    def to_message(session_id: str, update: Update) -> Message | None:
         """The app message for one `session/update` payload (None for kinds the app ignores)."""
-        kind = getattr(update, "session_update", None)
-        if kind == "agent_message_chunk":
+        if isinstance(update, AgentMessageChunk):
             return m.MessageChunk(session_id, content_text(update.content), "agent")
-        if kind == "user_message_chunk":
+        if isinstance(update, UserMessageChunk):
             name = attachment_name(update.content)
             if name is not None:
                 return m.MessageChunk(session_id, "", "user", attachment=name)
             return m.MessageChunk(session_id, content_text(update.content), "user")
-        if kind == "agent_thought_chunk":
+        if isinstance(update, AgentThoughtChunk):
             return m.ThoughtChunk(session_id, content_text(update.content))
-        if kind in ("tool_call", "tool_call_update"):
+        if isinstance(update, ToolCallStart | ToolCallProgress):
             return m.ToolCall(session_id, update)
-        if kind == "plan":
+        if isinstance(update, AgentPlanUpdate):
             return m.PlanChanged(session_id, list(update.entries))
-        if kind == "usage_update":
+        if isinstance(update, UsageUpdate):
             return m.UsageChanged(session_id, update.used, update.size)
-        if kind == "available_commands_update":
+        if isinstance(update, AvailableCommandsUpdate):
             return m.CommandsChanged(session_id, list(update.available_commands))
-        if kind == "current_mode_update":
+        if isinstance(update, CurrentModeUpdate):
             return m.ModeChanged(session_id, update.current_mode_id)
-        if kind == "config_option_update":
+        if isinstance(update, ConfigOptionUpdate):
             return m.ConfigChanged(session_id, list(update.config_options))
-        if kind == "session_info_update":
+        if isinstance(update, SessionInfoUpdate):
             return m.SessionInfoChanged(session_id, update.title)
-        return None
+        return None  # plan content/removal updates (unstable) and kinds this app does not show
 
     # ----- session/request_permission -----
 
-    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> RequestPermissionResponse:
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **_: Any
+    ) -> RequestPermissionResponse:
         """Ask the user; answer with the chosen option's id, or `cancelled`."""
         reply = m.PermissionAnswer(asyncio.get_running_loop().create_future())
         if not self._wanted(session_id) or not options:
