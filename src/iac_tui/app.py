@@ -52,7 +52,9 @@ class IacTui(TurnActions, SessionActions, App[None]):
     `agent` replaces the default `iac-code acp` command; `model`/`mode` are applied to the first
     session; `resume` loads a session by id and `continue_last` the project's most recent one.
     `env` adds variables to the agent's environment. `animations=False` stops the spinner and the
-    cursor blink (for snapshots); `cwd_label` replaces the directory shown in the status bar.
+    cursor blink (for snapshots); `cwd_label` replaces the directory shown in the status bar,
+    `usage_labels` (context, last turn) its token figures once known; `log_file` is the agent's
+    stderr log (default: a new file in `log_dir` per run).
     `connection_factory(client)` replaces the agent process with another connection that has
     `AgentConnection`'s interface (an in-process agent, for benchmarks). `agent_process` is the
     agent already started with `agent` and `env` (by `iac-tui`, before the UI loaded): the
@@ -95,6 +97,8 @@ class IacTui(TurnActions, SessionActions, App[None]):
         log_dir: Path | None = None,
         history_file: Path | None = None,
         cwd_label: str | None = None,
+        usage_labels: tuple[str, str] | None = None,
+        log_file: Path | None = None,
         connection_factory: Callable[[TuiClient], Any] | None = None,
         initial_prompt: str | None = None,
         agent_process: AgentProcess | None = None,
@@ -108,6 +112,8 @@ class IacTui(TurnActions, SessionActions, App[None]):
         self.extra_env = dict(env or {})
         self.animations = animations
         self.log_dir = log_dir or config.logs_dir()
+        self.log_file = log_file
+        self.usage_labels = usage_labels
         self.cwd_label = cwd_label or home_relative(self.project)
         self.connection_factory = connection_factory
         self.history = PromptHistory(history_file, str(self.project))
@@ -132,7 +138,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
     def compose(self) -> ComposeResult:
         yield Conversation(self.project, project_label=self.cwd_label)
         yield InputArea(self.history, self.project_files.list, animate=self.animations)
-        yield StatusBar()
+        yield StatusBar(self.usage_labels)
         yield FittedFooter()
 
     @property
@@ -186,7 +192,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
         client = TuiClient(self.post_to_conversation, self.project, self.state)
         self.client = client
         try:
-            log_path: Path | None = new_log_path(self.log_dir)
+            log_path: Path | None = self.log_file or new_log_path(self.log_dir)
         except OSError:
             log_path = None
         if self.connection_factory is not None:

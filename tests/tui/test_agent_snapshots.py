@@ -12,7 +12,6 @@ import pytest
 from scenario_agent import scenario_command
 from tui_support import ready, send, turn_done, wait_until
 
-import iac_tui.app
 import iac_tui.connection as connection
 from iac_tui.launch import AgentCommand
 from iac_tui.widgets.agent_error import AgentError
@@ -20,12 +19,13 @@ from iac_tui.widgets.agent_error import AgentError
 LABEL = "~/work/infra"
 
 
+LOG = Path("/tmp/iac-tui-snapshots/agent-stderr-b.log")  # shown in the pictures: a fixed path
+
+
 @pytest.fixture(autouse=True)
-def _pinned(monkeypatch):
-    log = Path("/tmp/iac-tui-snapshots/agent-stderr-b.log")
-    log.parent.mkdir(exist_ok=True)
-    log.unlink(missing_ok=True)
-    monkeypatch.setattr(iac_tui.app, "new_log_path", lambda directory: log)
+def _fresh_log():
+    LOG.parent.mkdir(exist_ok=True)
+    LOG.unlink(missing_ok=True)
 
 
 def test_starting_the_agent(snap_compare, ws, monkeypatch):
@@ -35,7 +35,7 @@ def test_starting_the_agent(snap_compare, ws, monkeypatch):
         await wait_until(pilot, lambda: pilot.app.indicator.running, what="the spinner")
         await pilot.pause(0.3)
 
-    app = ws.app([], agent=AgentCommand(("sh", "-c", "sleep 60")), cwd_label=LABEL)
+    app = ws.app([], agent=AgentCommand(("sh", "-c", "sleep 60")), cwd_label=LABEL, log_file=LOG)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
 
 
@@ -46,7 +46,7 @@ def test_junk_on_stdout_then_a_hang(snap_compare, ws, monkeypatch):
         await wait_until(pilot, lambda: pilot.app.query(AgentError), timeout=10, what="the error")
         await pilot.pause(0.3)
 
-    app = ws.app([], agent=AgentCommand(("sh", "-c", "echo hello not json; sleep 100")), cwd_label=LABEL)
+    app = ws.app([], agent=AgentCommand(("sh", "-c", "echo hello not json; sleep 100")), cwd_label=LABEL, log_file=LOG)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
 
 
@@ -56,5 +56,5 @@ def test_interrupted_tool_calls(snap_compare, ws):
         await send(pilot, "test it")
         await turn_done(pilot)
 
-    app = ws.app(agent=scenario_command("unfinished"), cwd_label=LABEL)
+    app = ws.app(agent=scenario_command("unfinished"), cwd_label=LABEL, log_file=LOG)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 import iac_tui.app
-import iac_tui.widgets.status as status
 from iac_tui.screens.sessions import SessionPicker
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.permission import PermissionQuestion
@@ -57,14 +56,15 @@ Then run `terraform init -migrate-state`.
 """
 
 
+LOG = Path("/tmp/iac-tui-snapshots/agent-stderr.log")  # shown in the crashed state: a fixed path
+# the token figures follow the agent's system prompt and tool descriptions, not this app: fixed labels
+PINNED = {"usage_labels": ("ctx 5.2k/200k 2%", "↑10.4k ↓212"), "log_file": LOG}
+
+
 @pytest.fixture(autouse=True)
-def _pinned(monkeypatch, tmp_path):
-    monkeypatch.setattr(status, "format_context", lambda used, size: "" if used is None else "ctx 5.2k/200k 2%")
-    monkeypatch.setattr(status, "format_turn", lambda usage: "" if usage is None else "↑10.4k ↓212")
-    log = Path("/tmp/iac-tui-snapshots/agent-stderr.log")  # shown in the crashed state: a fixed path
-    log.parent.mkdir(exist_ok=True)
-    log.unlink(missing_ok=True)  # it is opened for appending: do not let it grow run after run
-    monkeypatch.setattr(iac_tui.app, "new_log_path", lambda directory: log)
+def _fresh_log():
+    LOG.parent.mkdir(exist_ok=True)
+    LOG.unlink(missing_ok=True)  # it is opened for appending: do not let it grow run after run
 
 
 def steps(*prompts, then=None):
@@ -83,12 +83,12 @@ def steps(*prompts, then=None):
 
 
 def test_empty_start(snap_compare, ws):
-    app = ws.app([], cwd_label=LABEL)
+    app = ws.app([], cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 30), run_before=steps())
 
 
 def test_streamed_answer_with_code_block(snap_compare, ws):
-    app = ws.app([{"blocks": [{"type": "text", "text": ANSWER}]}], cwd_label=LABEL)
+    app = ws.app([{"blocks": [{"type": "text", "text": ANSWER}]}], cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 34), run_before=steps("How should I store state?"))
 
 
@@ -105,7 +105,7 @@ def test_thought_block(snap_compare, ws):
     async def expand(pilot):
         await pilot.press("ctrl+t")
 
-    app = ws.app(turns, cwd_label=LABEL)
+    app = ws.app(turns, cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 24), run_before=steps("Harden the logs bucket", then=expand))
 
 
@@ -120,13 +120,13 @@ def tool_turns():
 
 def test_tool_panels(snap_compare, ws):
     ws.write("main.tf", MAIN_TF)
-    app = ws.app(tool_turns(), mode="bypass_permissions", cwd_label=LABEL)
+    app = ws.app(tool_turns(), mode="bypass_permissions", cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 50), run_before=steps("Tag the logs bucket and validate"))
 
 
 def test_wide_terminal(snap_compare, ws):
     ws.write("main.tf", MAIN_TF)
-    app = ws.app(tool_turns(), mode="bypass_permissions", cwd_label=LABEL)
+    app = ws.app(tool_turns(), mode="bypass_permissions", cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(160, 45), run_before=steps("Tag the logs bucket and validate"))
 
 
@@ -139,7 +139,7 @@ def test_narrow_terminal(snap_compare, ws):
             ]
         }
     ]
-    app = ws.app(turns, cwd_label=LABEL)
+    app = ws.app(turns, cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(60, 20), run_before=steps("Make the region configurable"))
 
 
@@ -164,7 +164,7 @@ def test_pending_permission(snap_compare, ws):
         await wait_for_permission(pilot)
         await pilot.pause(0.3)
 
-    app = ws.app(write_turns(), cwd_label=LABEL)
+    app = ws.app(write_turns(), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 32), run_before=run)
 
 
@@ -177,7 +177,7 @@ def test_after_rejection(snap_compare, ws):
         await turn_done(pilot)
         await pilot.pause(0.3)
 
-    app = ws.app(write_turns(), cwd_label=LABEL)
+    app = ws.app(write_turns(), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 28), run_before=run)
     assert not (ws.project / "outputs.tf").exists()
 
@@ -192,7 +192,7 @@ def test_plan(snap_compare, ws):
         {"blocks": [{"type": "text", "text": "Backend added."}, plan("completed", "completed", "in_progress", "pending")]},
         {"blocks": [{"type": "text", "text": "Validating next."}]},
     ]
-    app = ws.app(turns, cwd_label=LABEL)
+    app = ws.app(turns, cwd_label=LABEL, **PINNED)
 
     async def check(pilot):
         assert len(pilot.app.query(PlanView)) == 1
@@ -241,7 +241,7 @@ def test_session_picker(snap_compare, ws):
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionPicker), what="the picker")
         await pilot.pause(0.3)
 
-    app = ws.app([], resume=ids[1], cwd_label=LABEL)
+    app = ws.app([], resume=ids[1], cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
 
 
@@ -258,7 +258,7 @@ def test_agent_crashed(snap_compare, ws):
         await wait_until(pilot, lambda: pilot.app.query(AgentError), what="the error")
         await pilot.pause(0.3)
 
-    app = ws.app([], agent=python_agent(code), cwd_label=LABEL)
+    app = ws.app([], agent=python_agent(code), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 24), run_before=run)
 
 
@@ -274,7 +274,7 @@ def test_demo_edit_awaiting_permission(snap_compare, tmp_path, monkeypatch):
         animations=False,
         log_dir=tmp_path / "logs",
         history_file=None,
-        cwd_label="~/work/alicloud-network",
+        cwd_label="~/work/alicloud-network", **PINNED,
         initial_prompt=DEMO_PROMPT,
     )
 
@@ -297,7 +297,7 @@ def test_question_with_letters_suspended(snap_compare, ws):
         await pilot.press("w", "a", "i", "t")
         await pilot.pause(0.3)
 
-    app = ws.app(write_turns(), cwd_label=LABEL)
+    app = ws.app(write_turns(), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(80, 30), run_before=run)  # all of it fits: no scrollbar to race with
     assert not (ws.project / "outputs.tf").exists()
 
@@ -319,7 +319,7 @@ def test_question_while_scrolled_up(snap_compare, ws):
         await wait_for_permission(pilot)
         await pilot.pause(0.3)
 
-    app = ws.app(turns, cwd_label=LABEL)
+    app = ws.app(turns, cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
 
 
@@ -330,7 +330,7 @@ def test_demo_question_at_80x24(snap_compare, tmp_path, monkeypatch):
     project, env = prepare(tmp_path / "demo")
     monkeypatch.setenv("PATH", env.pop("PATH"))
     app = iac_tui.app.IacTui(
-        project, env=env, animations=False, log_dir=tmp_path / "logs", history_file=None, cwd_label="~/work/alicloud-network", initial_prompt=DEMO_PROMPT
+        project, env=env, animations=False, log_dir=tmp_path / "logs", history_file=None, cwd_label="~/work/alicloud-network", **PINNED, initial_prompt=DEMO_PROMPT
     )
 
     async def run(pilot):

@@ -29,7 +29,13 @@ def format_turn(usage: Any) -> str:
 
 
 class StatusBar(HorizontalGroup):
-    """One line of session facts, updated field by field."""
+    """One line of session facts, updated field by field. `usage_labels` (context, turn), when
+    given, are shown instead of the figures once they are known (fixed pictures: the figures
+    follow the agent's prompt, not this app)."""
+
+    def __init__(self, usage_labels: tuple[str, str] | None = None) -> None:
+        super().__init__()
+        self.usage_labels = usage_labels
 
     def compose(self) -> ComposeResult:
         yield Static(id="status-cwd", markup=False)
@@ -61,5 +67,8 @@ class StatusBar(HorizontalGroup):
 
     def set_usage(self, used: int | None, size: int | None, turn: Any) -> None:
         """Context use and the last prompt's tokens."""
-        parts = [p for p in (format_context(used, size), format_turn(turn)) if p]
+        context, last = format_context(used, size), format_turn(turn)
+        if self.usage_labels is not None:
+            context, last = (self.usage_labels[0] if context else ""), (self.usage_labels[1] if last else "")
+        parts = [p for p in (context, last) if p]
         self._set("status-usage", "  ".join(parts))
