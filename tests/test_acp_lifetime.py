@@ -6,6 +6,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,17 @@ async def test_the_end_of_input_ends_the_server_with_status_0(tmp_path):
         assert agent.proc.stdin is not None
         agent.proc.stdin.close()
         assert await asyncio.wait_for(agent.proc.wait(), 20) == 0
+
+
+async def test_stdin_from_dev_null_ends_the_server_with_status_0(tmp_path):
+    """/dev/null cannot be polled (epoll refuses it): its end must still end the server."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "IAC_CODE_"))}
+    env.update({"IAC_CODE_MODEL": "scripted", "IAC_CODE_CONFIG_DIR": str(tmp_path / "cfg")})
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "iac_code", "acp", stdin=subprocess.DEVNULL,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+    assert proc.returncode == 0, err.decode(errors="replace")[-2000:]

@@ -159,9 +159,12 @@ class StdioTransport:
 
 
 async def _stdin_reader() -> Callable[[int], Awaitable[bytes]]:
-    """`read(n)` on stdin: a non-blocking pipe reader, or reads in a thread for a regular file."""
+    """`read(n)` on stdin: a non-blocking pipe reader, or reads in a thread for what epoll cannot
+    poll: a regular file, a character device other than a terminal (`/dev/null`: the server must
+    still see the end of its input and exit)."""
     fd = sys.stdin.fileno()
-    if stat.S_ISREG(os.fstat(fd).st_mode):
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd)):
         return lambda n: asyncio.to_thread(os.read, fd, n)
     reader = asyncio.StreamReader(limit=CHUNK_BYTES)
     loop = asyncio.get_running_loop()
