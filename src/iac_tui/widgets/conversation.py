@@ -193,7 +193,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._prune_pending = False
         blocks = [b for b in self.children if not b.has_class("-pruned-note")]
         total = sum(self._rows(b) for b in blocks)
-        if total <= self.max_rows or self.scroll_y < self.max_scroll_y - 2:  # not while the reader is scrolled up
+        if total <= self.max_rows or not self.following:  # not while the reader is scrolled up
             return
         target = int(self.max_rows * PRUNE_TO)
         doomed: list[Widget] = []
