@@ -12,8 +12,9 @@
 - typing: while 10,000 text chunks stream (paced at about 1,000 a second, a fast agent), 40 keys
   are typed into the prompt box; per key, the time from pressing it to its character being in
   the prompt's text (median and 95th percentile).
-- session: 1,000 prompt turns (a short answer and a tool call each) through the app; the app's
-  RSS after 100 / 250 / 500 / 1,000 turns, with pruning (default 2,500 rows) and without.
+- session: 1,000 prompt turns (a short answer and a tool call each, about 11 rows) through the
+  app; the app's RSS after 100 / 250 / 500 / 1,000 turns, with pruning (`--max-rows`, default
+  2,500) and without. Slow: about a second per turn on a busy 2-core machine.
 
 The in-process agent is `tests/tui/scenario_agent.py`. Figures to compare on one machine; the
 load average is printed with them (other work on the machine inflates wall times).
@@ -231,9 +232,9 @@ async def session_rss(turns: int) -> dict:
     return out
 
 
-def bench_session(turns: int) -> list[tuple[str, str]]:
+def bench_session(turns: int, max_rows: int) -> list[tuple[str, str]]:
     rows = []
-    for label, limit in (("pruned at 2,500 rows", None), ("never pruned", "100000000")):
+    for label, limit in ((f"pruned at {max_rows:,} rows", str(max_rows)), ("never pruned", "100000000")):
         env = dict(os.environ)
         if limit:
             env["IAC_TUI_MAX_ROWS"] = limit
@@ -252,6 +253,7 @@ def main() -> int:
     parser.add_argument("--only", default="launch,diffs,typing,session")
     parser.add_argument("--repeat", type=int, default=3, help="launch runs per order (median shown)")
     parser.add_argument("--turns", type=int, default=1000)
+    parser.add_argument("--max-rows", type=int, default=2500, help="IAC_TUI_MAX_ROWS of the pruned session run")
     parser.add_argument("--one-session", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_session:
@@ -266,7 +268,7 @@ def main() -> int:
     if "typing" in wanted:
         rows += asyncio.run(bench_typing(10_000, 40))
     if "session" in wanted:
-        rows += bench_session(args.turns)
+        rows += bench_session(args.turns, args.max_rows)
     width = max(len(r[0]) for r in rows)
     print(f"iac-tui under load ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
     for name, value in rows:
