@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.reactive import var
 
 from iac_tui import config
-from iac_tui import messages as m
+from iac_tui import messages
 from iac_tui.client import TuiClient
 from iac_tui.connection import AgentConnection
 from iac_tui.display import home_relative
@@ -205,7 +205,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
         self.connection = connection
         outcome = await connection.run(self._on_agent_ready)
         written = connection.stderr.path
-        self.post_to_conversation(m.AgentStopped(outcome.reason, connection.stderr.tail(20), str(written) if written else None))
+        self.post_to_conversation(messages.AgentStopped(outcome.reason, connection.stderr.tail(20), str(written) if written else None))
 
     def post_to_conversation(self, message: Message) -> None:
         """Deliver one of the agent's messages (or of the app's own requests) to the
@@ -227,7 +227,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
             if self.connection is not None:
                 self.connection.stop(f"The agent did not open a session within {SESSION_TIMEOUT:.0f} s.")
         except Exception as exc:  # the agent refused or went away; say so and keep running
-            self.post_to_conversation(m.Notice(f"Could not open a session: {error_text(exc)}", "error"))
+            self.post_to_conversation(messages.Notice(f"Could not open a session: {error_text(exc)}", "error"))
         self._restoring = False
         if not self.busy:
             self.indicator.stop()  # "Starting the agent…"
@@ -248,7 +248,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
         """The agent's `agentCapabilities` (None before initialize)."""
         return getattr(self.agent_info, "agent_capabilities", None)
 
-    def on_session_opened(self, message: m.SessionOpened) -> None:
+    def on_session_opened(self, message: messages.SessionOpened) -> None:
         self.refresh_status()
         self.refresh_bindings()
 
@@ -270,11 +270,11 @@ class IacTui(TurnActions, SessionActions, App[None]):
 
     # ----- session state from the agent (drawn by the conversation, then bubbled here) -----
 
-    def on_usage_changed(self, message: m.UsageChanged) -> None:
+    def on_usage_changed(self, message: messages.UsageChanged) -> None:
         self.state.context_used, self.state.context_size = message.used, message.size
         self.refresh_status()
 
-    def on_commands_changed(self, message: m.CommandsChanged) -> None:
+    def on_commands_changed(self, message: messages.CommandsChanged) -> None:
         self.state.commands = message.commands
         hints = []
         for command in message.commands:
@@ -282,26 +282,26 @@ class IacTui(TurnActions, SessionActions, App[None]):
             hints.append(Command(command.name, command.description, getattr(root, "hint", None)))
         self.prompt_box.commands = hints
 
-    def on_mode_changed(self, message: m.ModeChanged) -> None:
+    def on_mode_changed(self, message: messages.ModeChanged) -> None:
         self.state.set_mode(message.mode_id)
         self.refresh_status()
 
-    def on_config_changed(self, message: m.ConfigChanged) -> None:
+    def on_config_changed(self, message: messages.ConfigChanged) -> None:
         self.state.config_options = message.options
         self.refresh_status()
         self.refresh_bindings()
 
-    def on_mcp_status_changed(self, message: m.McpStatusChanged) -> None:
+    def on_mcp_status_changed(self, message: messages.McpStatusChanged) -> None:
         self.state.mcp_servers[message.session_id] = message.servers
 
-    def on_session_info_changed(self, message: m.SessionInfoChanged) -> None:
+    def on_session_info_changed(self, message: messages.SessionInfoChanged) -> None:
         if message.title:
             self.state.title = message.title
             self.refresh_status()
 
     # ----- permissions -----
 
-    def on_permission_requested(self, message: m.PermissionRequested) -> None:
+    def on_permission_requested(self, message: messages.PermissionRequested) -> None:
         """The conversation showed the call; the docked question asks (and owns the request from here)."""
         panel = self.conversation.tool_panel(message.tool_call.tool_call_id)
         if panel is None:  # the session was left meanwhile
@@ -328,7 +328,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
 
     # ----- the agent stopped -----
 
-    def on_agent_stopped(self, message: m.AgentStopped) -> None:
+    def on_agent_stopped(self, message: messages.AgentStopped) -> None:
         self.agent_state = "stopped"
         if self.client is not None:
             self.client.cancel_permissions()

@@ -56,7 +56,7 @@ from acp.schema import (
 )
 from textual.message import Message
 
-from iac_tui import messages as m
+from iac_tui import messages
 from iac_tui.state import SessionState
 from iac_tui.terminals import Terminal, Terminals
 
@@ -123,7 +123,7 @@ class TuiClient:
         self._post = post
         self.root = Path(os.path.realpath(root))
         self.state = state if state is not None else SessionState()
-        self._permissions: set[m.PermissionAnswer] = set()
+        self._permissions: set[messages.PermissionAnswer] = set()
         self.terminals = Terminals(self._terminal_changed)
         self._terminals_changed: set[Terminal] = set()
 
@@ -151,34 +151,34 @@ class TuiClient:
             return
         session_id, servers = params.get("sessionId"), params.get("servers")
         if isinstance(session_id, str) and isinstance(servers, list) and self._wanted(session_id):
-            self._post(m.McpStatusChanged(session_id, [s for s in servers if isinstance(s, dict)]))
+            self._post(messages.McpStatusChanged(session_id, [s for s in servers if isinstance(s, dict)]))
 
     @staticmethod
     def to_message(session_id: str, update: Update) -> Message | None:
         """The app message for one `session/update` payload (None for kinds the app ignores)."""
         if isinstance(update, AgentMessageChunk):
-            return m.MessageChunk(session_id, content_text(update.content), "agent")
+            return messages.MessageChunk(session_id, content_text(update.content), "agent")
         if isinstance(update, UserMessageChunk):
             name = attachment_name(update.content)
             if name is not None:
-                return m.MessageChunk(session_id, "", "user", attachment=name)
-            return m.MessageChunk(session_id, content_text(update.content), "user")
+                return messages.MessageChunk(session_id, "", "user", attachment=name)
+            return messages.MessageChunk(session_id, content_text(update.content), "user")
         if isinstance(update, AgentThoughtChunk):
-            return m.ThoughtChunk(session_id, content_text(update.content))
+            return messages.ThoughtChunk(session_id, content_text(update.content))
         if isinstance(update, ToolCallStart | ToolCallProgress):
-            return m.ToolCall(session_id, update)
+            return messages.ToolCall(session_id, update)
         if isinstance(update, AgentPlanUpdate):
-            return m.PlanChanged(session_id, list(update.entries))
+            return messages.PlanChanged(session_id, list(update.entries))
         if isinstance(update, UsageUpdate):
-            return m.UsageChanged(session_id, update.used, update.size)
+            return messages.UsageChanged(session_id, update.used, update.size)
         if isinstance(update, AvailableCommandsUpdate):
-            return m.CommandsChanged(session_id, list(update.available_commands))
+            return messages.CommandsChanged(session_id, list(update.available_commands))
         if isinstance(update, CurrentModeUpdate):
-            return m.ModeChanged(session_id, update.current_mode_id)
+            return messages.ModeChanged(session_id, update.current_mode_id)
         if isinstance(update, ConfigOptionUpdate):
-            return m.ConfigChanged(session_id, list(update.config_options))
+            return messages.ConfigChanged(session_id, list(update.config_options))
         if isinstance(update, SessionInfoUpdate):
-            return m.SessionInfoChanged(session_id, update.title)
+            return messages.SessionInfoChanged(session_id, update.title)
         return None  # plan content/removal updates (unstable) and kinds this app does not show
 
     # ----- session/request_permission -----
@@ -187,12 +187,12 @@ class TuiClient:
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **_: Any
     ) -> RequestPermissionResponse:
         """Ask the user; answer with the chosen option's id, or `cancelled`."""
-        reply = m.PermissionAnswer(asyncio.get_running_loop().create_future())
+        reply = messages.PermissionAnswer(asyncio.get_running_loop().create_future())
         if not self._wanted(session_id) or not options:
             reply.answer(None)
         else:
             self._permissions.add(reply)
-            self._post(m.PermissionRequested(session_id, tool_call, list(options), reply))
+            self._post(messages.PermissionRequested(session_id, tool_call, list(options), reply))
         try:
             option_id = await reply.future
         finally:
@@ -278,7 +278,7 @@ class TuiClient:
     def _post_terminals(self) -> None:
         changed, self._terminals_changed = self._terminals_changed, set()
         for terminal in changed:
-            self._post(m.TerminalOutput(terminal))
+            self._post(messages.TerminalOutput(terminal))
 
     def _terminal(self, terminal_id: str) -> Terminal:
         try:

@@ -10,7 +10,7 @@ from typing import Any
 import acp
 from textual import work
 
-from iac_tui import messages as m
+from iac_tui import messages
 from iac_tui.screens.sessions import SessionChoice, SessionPicker
 from iac_tui.screens.settings import SettingPicker
 from iac_tui.sessions import error_text
@@ -89,4 +89,4 @@ class SessionActions:
             elif choice.session_id != self.state.session_id:
                 await self.sessions.load(choice.session_id)
         except (ConnectionError, acp.RequestError) as exc:
-            self.post_to_conversation(m.Notice(f"Could not open the session: {error_text(exc)}", "error"))
+            self.post_to_conversation(messages.Notice(f"Could not open the session: {error_text(exc)}", "error"))

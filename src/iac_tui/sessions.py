@@ -17,7 +17,7 @@ from typing import Any
 import acp
 from textual.message import Message
 
-from iac_tui import messages as m
+from iac_tui import messages
 from iac_tui.mcp import configured_servers
 from iac_tui.state import SessionState, Setting
 
@@ -94,7 +94,7 @@ class SessionManager:
         """Show the config file's unusable MCP entries, once per app."""
         if self._mcp_problems and not self._mcp_problems_told:
             self._mcp_problems_told = True
-            self.post(m.Notice("MCP servers not passed to the agent: " + "; ".join(self._mcp_problems) + ".", "warning"))
+            self.post(messages.Notice("MCP servers not passed to the agent: " + "; ".join(self._mcp_problems) + ".", "warning"))
 
     @property
     def conn(self) -> Any:
@@ -134,7 +134,7 @@ class SessionManager:
         """Show `session_id` from now on: fresh state, and an empty conversation unless `clear` is False."""
         await self.close_current()
         if clear:
-            self.post(m.SessionEntered(session_id))
+            self.post(messages.SessionEntered(session_id))
         self.state.reset(session_id)
         self.changed()
 
@@ -152,7 +152,7 @@ class SessionManager:
         response = await self.conn.new_session(cwd=str(self.project), mcp_servers=self.mcp_servers())
         await self.enter(response.session_id, clear=clear)
         self.state.apply_session_response(response)
-        self.post(m.SessionOpened(response.session_id, "new", note))
+        self.post(messages.SessionOpened(response.session_id, "new", note))
         self.tell_mcp_problems()
 
     async def load(self, session_id: str, note: str | None = None) -> None:
@@ -162,14 +162,14 @@ class SessionManager:
                 await self.enter(session_id)
                 response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
                 self.state.apply_session_response(response)
-                self.post(m.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
+                self.post(messages.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
                 return
             raise acp.RequestError.method_not_found("session/load")
         await self.enter(session_id)
         response = await self.conn.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=self.mcp_servers())
         self.state.apply_session_response(response)
         await self.fetch_title(session_id)
-        self.post(m.SessionOpened(session_id, "load", note))
+        self.post(messages.SessionOpened(session_id, "load", note))
         self.tell_mcp_problems()
 
     async def fetch_title(self, session_id: str) -> None:
@@ -189,7 +189,7 @@ class SessionManager:
         if self.session_capability("resume"):
             response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
             self.state.apply_session_response(response)
-            self.post(m.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
+            self.post(messages.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
         elif self.can_load:
             await self.load(session_id, "Agent restarted; the session was reloaded.")
         else:
@@ -215,12 +215,12 @@ class SessionManager:
                 continue
             setting = self.state.setting(category)
             if setting is None:
-                self.post(m.Notice(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning"))
+                self.post(messages.Notice(f"The agent offers no {category} setting; --{category} {value} ignored.", "warning"))
                 continue
             choice = next((c for c in setting.choices if value in (c.value, c.name) or value.lower() == c.name.lower()), None)
             if choice is None:
                 names = ", ".join(c.value for c in setting.choices)
-                self.post(m.Notice(f"Unknown {category} {value!r}; one of: {names}.", "warning"))
+                self.post(messages.Notice(f"Unknown {category} {value!r}; one of: {names}.", "warning"))
                 continue
             await self.change_setting(setting, choice.value)
 

@@ -12,7 +12,7 @@ from typing import Any
 import acp
 from textual import work
 
-from iac_tui import messages as m
+from iac_tui import messages
 from iac_tui.mentions import build_prompt
 from iac_tui.sessions import error_text
 from iac_tui.widgets.prompt import PromptArea
@@ -47,15 +47,15 @@ class TurnActions:
                 raise ConnectionError("the agent is not running")
             response = await conn.prompt(session_id=session_id, prompt=blocks)
         except acp.RequestError as exc:
-            self.post_to_conversation(m.TurnEnded(session_id, None, error=error_text(exc)))
+            self.post_to_conversation(messages.TurnEnded(session_id, None, error=error_text(exc)))
         except ConnectionError:
-            self.post_to_conversation(m.TurnEnded(session_id, None, error=""))  # AgentStopped explains
+            self.post_to_conversation(messages.TurnEnded(session_id, None, error=""))  # AgentStopped explains
         except Exception as exc:  # never leave the app "working" forever
-            self.post_to_conversation(m.TurnEnded(session_id, None, error=error_text(exc)))
+            self.post_to_conversation(messages.TurnEnded(session_id, None, error=error_text(exc)))
         else:
-            self.post_to_conversation(m.TurnEnded(session_id, response.stop_reason, response.usage))
+            self.post_to_conversation(messages.TurnEnded(session_id, response.stop_reason, response.usage))
 
-    def on_turn_ended(self, message: m.TurnEnded) -> None:
+    def on_turn_ended(self, message: messages.TurnEnded) -> None:
         self.busy = False
         self.indicator.stop()
         if self.client is not None:  # a request still pending belongs to the turn that ended

@@ -72,7 +72,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self.max_rows = max_rows or config.max_conversation_rows()
         self.pruned = 0  # blocks pruned so far
         self._prune_pending = False
-        self._open: AgentMessage | Thought | UserMessage | None = None
+        self._streaming: AgentMessage | Thought | UserMessage | None = None
         self._tools: dict[str, ToolCallPanel] = {}
         self._plan: PlanView | None = None
         self._terminals: dict[str, Any] = {}  # client terminals by id (`iac_tui.terminals.Terminal`)
@@ -182,7 +182,7 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def _removable(self, widget: Widget) -> bool:
         """A finished block: not streaming, not a running or pending tool call, not the plan."""
-        if widget is self._open or widget is self._plan or isinstance(widget, PlanView):
+        if widget is self._streaming or widget is self._plan or isinstance(widget, PlanView):
             return False
         if isinstance(widget, ToolCallPanel):
             return widget.finished and not widget.awaiting_permission
@@ -224,7 +224,7 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def close_open(self, collapse_thought: bool = True) -> None:
         """Finish the streaming message or thought, if any."""
-        block, self._open = self._open, None
+        block, self._streaming = self._streaming, None
         if isinstance(block, AgentMessage):
             await block.finish()
         elif isinstance(block, Thought):
@@ -242,12 +242,12 @@ class Conversation(VerticalScroll, can_focus=False):
         return message
 
     async def _replayed_user(self) -> UserMessage:
-        if not isinstance(self._open, UserMessage):
+        if not isinstance(self._streaming, UserMessage):
             await self.close_open()
             self._plan = None
-            self._open = UserMessage()
-            await self._add(self._open)
-        return self._open
+            self._streaming = UserMessage()
+            await self._add(self._streaming)
+        return self._streaming
 
     async def user_text(self, text: str) -> None:
         """A replayed user message chunk."""
@@ -259,19 +259,19 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def agent_text(self, text: str) -> None:
         """An agent message chunk."""
-        if not isinstance(self._open, AgentMessage):
+        if not isinstance(self._streaming, AgentMessage):
             await self.close_open()
-            self._open = AgentMessage()
-            await self._add(self._open)
-        await self._open.write(text)
+            self._streaming = AgentMessage()
+            await self._add(self._streaming)
+        await self._streaming.write(text)
 
     async def thought_text(self, text: str) -> None:
         """An agent thought chunk."""
-        if not isinstance(self._open, Thought):
+        if not isinstance(self._streaming, Thought):
             await self.close_open()
-            self._open = Thought()
-            await self._add(self._open)
-        await self._open.write(text)
+            self._streaming = Thought()
+            await self._add(self._streaming)
+        await self._streaming.write(text)
 
     def tool_panel(self, tool_call_id: str) -> ToolCallPanel | None:
         """The panel of a tool call, if it is shown."""
