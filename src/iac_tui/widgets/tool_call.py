@@ -185,16 +185,9 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         return items
 
     def _terminal_text(self, terminal_id: str) -> str:
-        """What a client terminal shows: its output so far, and how it ended once it did."""
+        """What a client terminal shows: its output so far (how it ended is `exit_status`)."""
         terminal = self.terminals.get(terminal_id)
-        if terminal is None:
-            return ""
-        text = terminal.output.replace("\r\n", "\n")
-        status = terminal.exit_status
-        if status is not None:
-            ending = f"exit status {status.exit_code}" if status.signal is None else f"killed by {status.signal}"
-            text = (text if text.endswith("\n") or not text else text + "\n") + f"[{ending}]"
-        return text
+        return "" if terminal is None else terminal.output.replace("\r\n", "\n")
 
     def shows_terminal(self, terminal_id: str) -> bool:
         """True when this call's content embeds the client terminal `terminal_id`."""
@@ -205,16 +198,25 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         await self._refresh_body()
 
     def exit_status(self) -> str:
-        """A command's exit status from its `rawOutput` (`exit status 3`), unless its text already ends with it."""
+        """How a command ended, shown under its output: from its `rawOutput` (`exit status 3`,
+        `timed out`), else from the client terminal it ran in (`killed by SIGKILL`)."""
+        if self.kind != "execute":
+            return ""
         raw = self.raw_output
-        if self.kind != "execute" or not isinstance(raw, dict):
-            return ""
-        if raw.get("timed_out"):
-            return "⏱ timed out"
-        code = raw.get("exit_code")
-        if not isinstance(code, int):
-            return ""
-        return f"{'✔' if code == 0 else '✘'} exit status {code}"
+        if isinstance(raw, dict):
+            if raw.get("timed_out"):
+                return "⏱ timed out"
+            code = raw.get("exit_code")
+            if isinstance(code, int):
+                return f"{'✔' if code == 0 else '✘'} exit status {code}"
+        for item in self.content:
+            terminal = self.terminals.get(item.terminal_id) if getattr(item, "type", None) == "terminal" else None
+            ended = terminal.exit_status if terminal is not None else None
+            if ended is not None:
+                if ended.signal is not None:
+                    return f"✘ killed by {ended.signal}"
+                return f"{'✔' if ended.exit_code == 0 else '✘'} exit status {ended.exit_code}"
+        return ""
 
     async def _refresh_body(self) -> None:
         """Bring the body in line with the content: text replaced in place, unchanged diffs kept,
@@ -228,7 +230,8 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         failed = self.status == "failed"
         status = self.exit_status()
         texts = [strip_root(value, self.root) for kind, value in wanted if kind == "text"]
-        if status and texts and texts[-1].rstrip().endswith(f"Exit code: {self.raw_output.get('exit_code')}"):
+        code = self.raw_output.get("exit_code") if isinstance(self.raw_output, dict) else None
+        if status and code is not None and texts and texts[-1].rstrip().endswith(f"Exit code: {code}"):
             status = ""  # the agent's own text says it
         result: list[Widget] = []
         open_rows = 0
