@@ -173,6 +173,26 @@ async def test_typed_sentences_never_answer_the_question(ws, sentence):
         assert app.prompt_box.text == "draft: " + sentence
 
 
+async def test_arrows_stop_at_the_ends_of_the_options(ws):
+    """Letters off after typing: down, up, enter is "Allow once" (an up too many does not wrap to
+    "Always reject"), and downs past the end stay on the last option."""
+    app = ws.app(write_turns())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write notes")
+        question = await pending_question(pilot)
+        await pilot.press(*keys_of("wait"))
+        await pilot.pause(0.2)
+        assert not question.letters and question.highlighted is None
+        await pilot.press("down", "up", "up")
+        assert question.highlighted == 0
+        await pilot.press("down", "down", "down", "down", "down")
+        assert question.highlighted == len(question.options) - 1
+        await pilot.press("up", "up", "up", "up", "up", "enter")
+        await turn_done(pilot)
+        assert (ws.project / "notes.tf").exists()
+
+
 def keys_of(text: str) -> list[str]:
     """Pilot key names for typing `text`."""
     names = {" ": "space", ",": "comma", "?": "question_mark", "!": "exclamation_mark", ".": "full_stop", ":": "colon"}

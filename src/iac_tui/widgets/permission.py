@@ -313,14 +313,18 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         self._redraw()
 
     def move(self, delta: int) -> None:
-        """Move the highlight by `delta` (from nothing: the first or the last option)."""
+        """Move the highlight by `delta` (from nothing: the first or the last option).
+
+        It stops at either end instead of wrapping: one `up` too many on "Allow once" must not
+        land on "Always reject …" (nor `down` on the last option come back to "Allow once").
+        """
         count = len(self.options)
         if not count:
             return
         if self.highlighted is None:
             self.highlighted = 0 if delta > 0 else count - 1
         else:
-            self.highlighted = (self.highlighted + delta) % count
+            self.highlighted = max(0, min(count - 1, self.highlighted + delta))
         self._redraw()
 
     def choose(self, index: int) -> None:
