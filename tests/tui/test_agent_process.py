@@ -61,6 +61,9 @@ async def test_agent_killed_mid_turn_then_restarted(ws):
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
         assert "was killed by SIGKILL" in app.query_one(AgentError).reason
         assert not app.busy
+        # the error block is drawn before the app hears the agent stopped (the message bubbles up
+        # from the conversation): ctrl+r counts from then on
+        await wait_until(pilot, lambda: app.agent_state == "stopped", what="the stopped state")
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: app.agent_state == "ready" and app.conn is not None, what="the restart")
         await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the resume")
@@ -215,6 +218,9 @@ async def test_a_dying_agent_interrupts_its_tool_calls_and_a_restart_keeps_the_c
         panel = app.query_one(ToolCallPanel)
         assert panel.status == "interrupted"
         assert "exited with status 1" in app.query_one(AgentError).reason
+        # the error block is drawn before the app hears the agent stopped (the message bubbles up
+        # from the conversation): ctrl+r counts from then on
+        await wait_until(pilot, lambda: app.agent_state == "stopped", what="the stopped state")
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: app.agent_state == "ready" and app.state.session_id, what="the restart")
         await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the note")
