@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.yamlsyntax import PosDict, PosList
+from iac_code.iac.yamlsyntax import PosDict, locate
 
 _REF = re.compile(r"\.Values((?:\.[A-Za-z_][\w]*)+)")
 MAX_TEMPLATES = 500
@@ -54,14 +54,7 @@ def _schema(path: Path, chart: Path, values: PosDict) -> list[Diagnostic]:
         return [diag(schema_file, 1, 1, "warning", "helm.values-schema", f"values.schema.json cannot be used: {exc}")]
     out = []
     for err in errors[:100]:
-        node, pos = values, (values.line, values.column)
-        for key in err.absolute_path:
-            if isinstance(node, PosDict) and key in node:
-                pos, node = node.pos(key), node[key]
-            elif isinstance(node, PosList) and isinstance(key, int) and key < len(node):
-                pos, node = node.item_pos[key], node[key]
-            else:
-                break
+        pos, _, _ = locate(values, err.absolute_path)
         where = ".".join(str(k) for k in err.absolute_path) or "(top level)"
         out.append(diag(path, pos[0], pos[1], "error", "helm.values-schema", f"{where}: {err.message[:300]}"))
     return out

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.yamlsyntax import PosDict, PosList
+from iac_code.iac.yamlsyntax import PosDict, locate
 
 DEFAULT_VERSION = "1.33"
 
@@ -135,15 +135,7 @@ def check(path: Path, doc: PosDict, version: str | None = None) -> list[Diagnost
 
 
 def _describe(doc: PosDict, err) -> list[tuple[int, int, str]]:
-    node, pos, where = doc, (doc.line, doc.column), []
-    for key in err.absolute_path:
-        if isinstance(node, PosDict) and key in node:
-            pos, node = node.pos(key), node[key]
-        elif isinstance(node, PosList) and isinstance(key, int) and key < len(node):
-            pos, node = node.item_pos[key], node[key]
-        else:
-            break
-        where.append(str(key))
+    pos, node, where = locate(doc, err.absolute_path)
     dotted = ".".join(where) or "(top level)"
     if err.validator == "additionalProperties" and isinstance(node, PosDict):
         allowed = set((err.schema or {}).get("properties", {}))

@@ -177,3 +177,23 @@ def _short_form(name: str, value: Any, pos: tuple[int, int]) -> Any:
     out[key] = value
     out.key_pos[key] = pos
     return out
+
+
+def locate(root: PosDict | PosList, path: list[Any] | Any) -> tuple[tuple[int, int], Any, list[str]]:
+    """Follow `path` (keys and list indexes, e.g. a JSON Schema error's `absolute_path`) from `root`.
+
+    Returns ((line, column) of the deepest node reached, that node, the keys walked as strings);
+    the walk stops at the first key the document does not have.
+    """
+    node: Any = root
+    pos = (root.line, root.column)
+    walked: list[str] = []
+    for key in path:
+        if isinstance(node, PosDict) and key in node:
+            pos, node = node.pos(key), node[key]
+        elif isinstance(node, PosList) and isinstance(key, int) and key < len(node):
+            pos, node = node.item_pos[key], node[key]
+        else:
+            break
+        walked.append(str(key))
+    return pos, node, walked
