@@ -1,6 +1,9 @@
-"""At 80 columns: the footer keeps f1 and drops keys that cannot work; Tab goes to the newest block."""
+"""At 80 columns: the footer keeps f1 and drops keys that cannot work; Tab goes to the newest block.
+The footer does not keep the keys of its earlier renderings alive."""
 
 from __future__ import annotations
+
+import gc
 
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.tool_call import ToolCallPanel
@@ -50,3 +53,26 @@ async def test_tab_from_the_prompt_goes_to_the_newest_block(ws):
         app.prompt_box.focus()
         await pilot.press("tab")
         assert app.focused is panels[-1]
+
+
+async def test_the_footer_lets_go_of_the_keys_it_no_longer_shows(ws):
+    """Each change of focus rebuilds the footer's keys; the old ones must not stay in memory
+    (Textual 8.2 keeps them until the footer's `compact` changes: about 11 keys a prompt turn)."""
+    ws.write("a.tf", "# a\n")
+    app = ws.app([{"blocks": [{"type": "tool_use", "name": "read_file", "input": {"path": "a.tf"}}]}, {"blocks": [{"type": "text", "text": "Done."}]}])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "look")
+        await turn_done(pilot)
+        panel = app.query_one(ToolCallPanel)
+        for _ in range(20):  # the panel and the prompt box have different keys: each focus rebuilds the footer
+            panel.focus()
+            await pilot.pause(0.02)
+            app.prompt_box.focus()
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        gc.collect()
+        shown = len(app.query("FooterKey"))
+        alive = sum(1 for o in gc.get_objects() if type(o).__name__ == "FooterKey")
+        assert shown > 5
+        assert alive <= 2 * shown, f"{alive} footer keys alive, {shown} shown"
