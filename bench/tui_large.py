@@ -1,6 +1,6 @@
 """iac-tui under load, as a table: launch, a 50-diff permission request, typing while text streams, a long session.
 
-    python bench/tui_large.py [--only launch,diffs,typing,session] [--turns 1000]
+    python bench/tui_large.py [--only launch,diffs,typing,pager,session] [--turns 1000]
 
 - launch: `python -m iac_tui` in a pseudo-terminal (120x40) on the real `iac-code acp` (scripted
   model), from exec to the status bar saying "new session" (the prompt is ready for input).
@@ -12,9 +12,12 @@
 - typing: while 10,000 text chunks stream (paced at about 1,000 a second, a fast agent), 40 keys
   are typed into the prompt box; per key, the time from pressing it to its character being in
   the prompt's text (median and 95th percentile).
+- pager: a command's output of 100,000 lines; from `p` on its panel to the pager showing the
+  last screen.
 - session: 1,000 prompt turns (a short answer and a tool call each, about 11 rows) through the
-  app; the app's RSS after 100 / 250 / 500 / 1,000 turns, with pruning (`--max-rows`, default
-  2,500) and without. Slow: about a second per turn on a busy 2-core machine.
+  app; the app's RSS after 100 / 250 / 500 / 1,000 turns with pruning (`--max-rows`, default
+  2,500), and after 100 / 250 without (`--unpruned-turns`: an app that never prunes slows down as
+  it grows). About 0.4 s a turn on an idle 2-core machine, so the 1,000 turns take ~7 minutes.
 
 The in-process agent is `tests/tui/scenario_agent.py`. Figures to compare on one machine; the
 load average is printed with them (other work on the machine inflates wall times).
@@ -200,6 +203,27 @@ async def bench_typing(chunks: int, keys: int) -> list[tuple[str, str]]:
     ]
 
 
+async def bench_pager(lines: int) -> list[tuple[str, str]]:
+    """A command's output of `lines` lines: from `p` on its panel to the pager's first screen."""
+    from iac_tui.screens.pager import Pager
+    from iac_tui.widgets.tool_call import ToolCallPanel
+
+    app, _ = make_app(f"output:{lines}", Path(tempfile.mkdtemp(prefix="tui-pager-")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.state.session_id, step=0.02)
+        app.prompt_box.load_text("build it")
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.busy and app.query(ToolCallPanel), step=0.02)
+        app.query_one(ToolCallPanel).focus()
+        await pilot.pause(0.2)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, Pager) and app.screen.view.is_vertical_scroll_end and app.screen.view.size.height > 0)
+        await pilot.pause(0)
+        wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    return [(f"pager on {lines:,} lines of output -> its last screen shown", f"{wall:.2f} s wall, {cpu:.2f} s CPU")]
+
+
 def rss_mib() -> float:
     with open("/proc/self/statm") as handle:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -232,15 +256,16 @@ async def session_rss(turns: int) -> dict:
     return out
 
 
-def bench_session(turns: int, max_rows: int) -> list[tuple[str, str]]:
+def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[str, str]]:
     rows = []
-    for label, limit in ((f"pruned at {max_rows:,} rows", str(max_rows)), ("never pruned", "100000000")):
+    runs = ((f"pruned at {max_rows:,} rows", str(max_rows), turns), ("never pruned", "100000000", min(turns, unpruned_turns)))
+    for label, limit, count in runs:
         env = dict(os.environ)
         if limit:
             env["IAC_TUI_MAX_ROWS"] = limit
-        out = subprocess.run([sys.executable, __file__, "--one-session", str(turns)], capture_output=True, text=True, env=env, check=False)
+        out = subprocess.run([sys.executable, __file__, "--one-session", str(count)], capture_output=True, text=True, env=env, check=False)
         if out.returncode != 0:
-            rows.append((f"{turns:,}-turn session, {label}", "failed: " + out.stderr.strip().splitlines()[-1]))
+            rows.append((f"{count:,}-turn session, {label}", "failed: " + out.stderr.strip().splitlines()[-1]))
             continue
         marks = json.loads(out.stdout.strip().splitlines()[-1])
         figures = ", ".join(f"{int(k):,}: {v[0]:.0f} MiB/{v[1]} blocks" for k, v in sorted(marks.items(), key=lambda kv: int(kv[0])))
@@ -250,10 +275,11 @@ def bench_session(turns: int, max_rows: int) -> list[tuple[str, str]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="launch,diffs,typing,session")
+    parser.add_argument("--only", default="launch,diffs,typing,pager,session")
     parser.add_argument("--repeat", type=int, default=3, help="launch runs per order (median shown)")
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--max-rows", type=int, default=2500, help="IAC_TUI_MAX_ROWS of the pruned session run")
+    parser.add_argument("--unpruned-turns", type=int, default=250, help="turns of the never-pruned run (it slows down as it grows)")
     parser.add_argument("--one-session", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_session:
@@ -267,8 +293,10 @@ def main() -> int:
         rows += asyncio.run(bench_diffs())
     if "typing" in wanted:
         rows += asyncio.run(bench_typing(10_000, 40))
+    if "pager" in wanted:
+        rows += asyncio.run(bench_pager(100_000))
     if "session" in wanted:
-        rows += bench_session(args.turns, args.max_rows)
+        rows += bench_session(args.turns, args.max_rows, args.unpruned_turns)
     width = max(len(r[0]) for r in rows)
     print(f"iac-tui under load ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
     for name, value in rows:

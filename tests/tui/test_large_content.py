@@ -11,7 +11,7 @@ from textual_diff_view import DiffView
 from tui_support import ready, send, turn_done, wait_until
 
 from iac_tui.screens.diff_review import DiffReview
-from iac_tui.screens.pager import Pager, find, location
+from iac_tui.screens.pager import Pager, find, location, plain_lines
 from iac_tui.widgets.diff import EditDiff, FileChange, diff_counts, wants_review
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.tool_call import ToolCallPanel
@@ -94,7 +94,7 @@ async def test_a_300k_character_line_is_folded(ws):
         assert output.expanded and output.query_one(".output-text").outer_size.height <= 600
         await pilot.press("p")
         await wait_until(pilot, lambda: isinstance(app.screen, Pager), what="the pager")
-        assert app.screen.area.text == output.text
+        assert app.screen.text == output.text
 
 
 async def test_long_command_output_shows_its_end_and_exit_status(ws):
@@ -117,12 +117,26 @@ async def test_long_command_output_shows_its_end_and_exit_status(ws):
         await pilot.press("p")
         await wait_until(pilot, lambda: isinstance(app.screen, Pager), what="the pager")
         pager = app.screen
-        assert pager.area.cursor_location[0] == pager.area.document.line_count - 1  # it opens at the end
+        await pilot.pause(0.1)
+        assert pager.view.is_vertical_scroll_end and pager.view.line_count == 100_002  # it opens at the end
+        assert "Exit code: 3" in pager.view.lines[-1]
         await pilot.press("slash")
         await pilot.press(*"line 5000 ", "enter")
         await pilot.pause(0.1)
-        assert pager.area.selected_text.lower() == "line 5000 "
-        assert pager.area.selection.start[0] == 4999
+        assert pager.get_selected_text().lower() == "line 5000 "  # the match is selected (ctrl+c copies it)
+        top = pager.view.scroll_offset.y
+        assert top <= 4999 < top + pager.view.size.height  # and in view
+        assert "at line 5,000" in str(pager.query_one("#pager-found").render())
+        await pilot.press("backspace", "enter")  # the search box still has the keys: "line 5000", also the start of "line 50000"
+        await pilot.pause(0.1)
+        assert "at line 5,000" in str(pager.query_one("#pager-found").render())
+        await pilot.press("escape", "n")
+        await pilot.pause(0.1)
+        assert "at line 50,000" in str(pager.query_one("#pager-found").render())
+        assert pager.view.scroll_offset.y <= 49_999 < pager.view.scroll_offset.y + pager.view.size.height
+        await pilot.press("N")
+        await pilot.pause(0.1)
+        assert "at line 5,000" in str(pager.query_one("#pager-found").render())
         await pilot.press("escape", "escape")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, Pager)
@@ -150,6 +164,29 @@ def test_pager_search_wraps_and_goes_back():
     assert find(text, "beta", 18) == 6  # wraps
     assert find(text, "alpha", 17, backwards=True) == 11
     assert location(text, 17) == (2, 6)
+
+
+def test_the_pager_shows_plain_lines():
+    assert plain_lines("\x1b[1;31merror\x1b[0m: x\r\n\tat a.tf\n\n\x1b]0;title\x07done") == ["error: x", "        at a.tf", "", "done"]
+    assert plain_lines("") == [""]
+
+
+async def test_blank_lines_keep_their_place_in_the_pager():
+    from textual.app import App
+
+    class One(App):
+        def on_mount(self) -> None:
+            self.push_screen(Pager("first\n\n\nfourth\tmatch"))
+
+    app = One()
+    async with app.run_test(size=(80, 20)) as pilot:
+        pager = app.screen
+        await pilot.pause(0.1)
+        assert pager.view.line_count == 4
+        await pilot.press("slash", *"MATCH", "enter")
+        await pilot.pause(0.1)
+        assert pager.get_selected_text() == "match"
+        assert "at line 4" in str(pager.query_one("#pager-found").render())
 
 
 # ----- pictures -----
@@ -201,6 +238,21 @@ def test_snapshot_output_tail_with_exit_status(snap_compare, ws):
         await turn_done(pilot)
         pilot.app.query_one(ToolCallPanel).focus()
         await pilot.press("enter")
+        await pilot.pause(0.3)
+
+    app = ws.app(agent=scenario_command("output:100000"), cwd_label="~/work/infra")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run)
+
+
+def test_snapshot_pager_searching_the_output(snap_compare, ws):
+    async def run(pilot):
+        await ready(pilot)
+        await send(pilot, "build it")
+        await turn_done(pilot)
+        pilot.app.query_one(ToolCallPanel).focus()
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, Pager), what="the pager")
+        await pilot.press("slash", *"line 9999", "enter")
         await pilot.pause(0.3)
 
     app = ws.app(agent=scenario_command("output:100000"), cwd_label="~/work/infra")
