@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from acp.interfaces import Agent
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -122,7 +123,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
             self.state,
             self.project,
             self.post_to_conversation,
-            conn=lambda: self.conn,
+            agent=lambda: self.agent,
             capabilities=lambda: self.capabilities,
             changed=self.refresh_status,
             notify=lambda text: self.notify(text, severity="error"),
@@ -233,9 +234,9 @@ class IacTui(TurnActions, SessionActions, App[None]):
             self.indicator.stop()  # "Starting the agent…"
 
     @property
-    def conn(self) -> Any:
-        """The live ACP connection, or None."""
-        return self.connection.conn if self.connection is not None and self.connection.alive else None
+    def agent(self) -> Agent | None:
+        """The agent, to send it requests (`await app.agent.prompt(...)`): the SDK's side of the live ACP connection, or None."""
+        return self.connection.agent if self.connection is not None and self.connection.alive else None
 
     @property
     def agent_name(self) -> str:

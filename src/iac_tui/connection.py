@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import acp
+from acp.interfaces import Agent
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 
 from iac_tui import __version__
@@ -74,7 +75,7 @@ class AgentConnection:
         self.cwd = cwd
         self.env = env
         self.stderr = StderrLog(log_path)
-        self.conn: Any = None
+        self.agent: Agent | None = None  # the agent's side of the ACP connection, while it is up
         self.process: AgentProcess | None = process
         self.initialize_response: Any = None
         self._stop_reason: str | None = None
@@ -82,7 +83,7 @@ class AgentConnection:
     @property
     def alive(self) -> bool:
         """True while the process runs and the connection is up."""
-        return self.conn is not None and self.process is not None and self.process.returncode is None
+        return self.agent is not None and self.process is not None and self.process.returncode is None
 
     def stop(self, reason: str) -> None:
         """Kill an agent that is of no use any more (its whole process group); `run` then returns with `reason`."""
@@ -104,15 +105,15 @@ class AgentConnection:
             return AgentExit(f"Could not start the agent `{self.command}`: {exc}", None)
         assert process.stderr is not None
         drain = asyncio.create_task(self.stderr.drain(process.stderr))
-        conn = acp.connect_to_agent(self.client, writer, reader)
-        self.conn = conn
+        agent = acp.connect_to_agent(self.client, writer, reader)
+        self.agent = agent
         try:
-            return await self._serve(conn, process, on_ready)
+            return await self._serve(agent, process, on_ready)
         finally:
-            self.conn = None
+            self.agent = None
             try:
                 with contextlib.suppress(Exception):
-                    await conn.close()
+                    await agent.close()
                 await process.stop(STOP_GRACE)
                 if not drain.done():
                     with contextlib.suppress(asyncio.TimeoutError):
@@ -127,7 +128,7 @@ class AgentConnection:
             if terminals is not None:  # the agent is gone: nobody will release its terminals
                 await terminals.close()
 
-    async def _serve(self, conn: Any, process: AgentProcess, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
+    async def _serve(self, agent: Any, process: AgentProcess, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
         exited = asyncio.ensure_future(process.wait())
 
         def ended(reason: str) -> AgentExit:
@@ -135,7 +136,7 @@ class AgentConnection:
 
         try:
             initialize = asyncio.ensure_future(
-                conn.initialize(
+                agent.initialize(
                     protocol_version=acp.PROTOCOL_VERSION,
                     client_capabilities=client_capabilities(),
                     client_info=Implementation(name="iac-tui", title="iac-tui", version=__version__),
@@ -158,13 +159,13 @@ class AgentConnection:
                     return ended(f"The agent {describe_returncode(process.returncode)} before it answered initialize.")
                 return ended(f"The agent failed to initialize: {_describe(exc)}")
             await on_ready(self.initialize_response)
-            await self._until_gone(conn, exited)
+            await self._until_gone(agent, exited)
             return ended(self._stop_reason or f"The agent {describe_returncode(process.returncode)}.")
         finally:
             if not exited.done():
                 exited.cancel()
 
-    async def _until_gone(self, conn: Any, exited: asyncio.Future[Any]) -> None:
+    async def _until_gone(self, agent: Any, exited: asyncio.Future[Any]) -> None:
         """Wait for the process to exit; stop it if its stdout closes while it runs on.
 
         Without its stdout the agent can answer nothing, yet a live process looks like a working
@@ -172,7 +173,7 @@ class AgentConnection:
         SDK's receive task (`ClientSideConnection._conn._recv_task`, acp 0.12 internals; without
         it, only the exit is awaited).
         """
-        receiver = getattr(getattr(conn, "_conn", None), "_recv_task", None)
+        receiver = getattr(getattr(agent, "_conn", None), "_recv_task", None)
         if isinstance(receiver, asyncio.Task):
             await asyncio.wait({exited, receiver}, return_when=asyncio.FIRST_COMPLETED)
             if not exited.done():  # an exiting agent closes stdout just before it ends: allow for that

@@ -23,11 +23,11 @@ class SessionActions:
     busy: bool
     state: Any
     sessions: Any
-    conn: Any
+    agent: Any
 
     def action_pick(self, category: str) -> None:
         setting = self.state.setting(category)
-        if setting is None or self.conn is None:
+        if setting is None or self.agent is None:
             return
 
         def chosen(value: str | None) -> None:
@@ -49,7 +49,7 @@ class SessionActions:
         if self.busy:
             self.notify("The agent is working: wait, or press esc to cancel first.", severity="warning")
             return True
-        if self.conn is None:
+        if self.agent is None:
             self.notify("The agent is not running.", severity="warning")
             return True
         return False
@@ -79,7 +79,7 @@ class SessionActions:
         await self._do_switch(choice)
 
     async def _do_switch(self, choice: SessionChoice) -> None:
-        if self.busy or self.conn is None:
+        if self.busy or self.agent is None:
             return
         try:
             if choice.action == "new" or choice.session_id is None:

@@ -57,7 +57,7 @@ class SessionManager:
 
     `state` is the app's `SessionState` (the one place the current session id is kept),
     `project` the directory sessions are opened in, `post` delivers messages to the
-    conversation, `conn()` is the live ACP connection (None while the agent is down),
+    conversation, `agent()` is the agent to send requests to (None while the agent is down),
     `capabilities()` the agent's `agentCapabilities` (None before `initialize`), `changed()`
     redraws the status, and `notify(text)` shows an error that belongs to no session.
     """
@@ -67,7 +67,7 @@ class SessionManager:
         state: SessionState,
         project: Path,
         post: Callable[[Message], None],
-        conn: Callable[[], Any],
+        agent: Callable[[], Any],
         capabilities: Callable[[], Any],
         changed: Callable[[], None],
         notify: Callable[[str], None],
@@ -75,7 +75,7 @@ class SessionManager:
         self.state = state
         self.project = project
         self.post = post
-        self._conn = conn
+        self._agent = agent
         self._capabilities = capabilities
         self.changed = changed
         self.notify = notify
@@ -97,9 +97,9 @@ class SessionManager:
             self.post(messages.Notice("MCP servers not passed to the agent: " + "; ".join(self._mcp_problems) + ".", "warning"))
 
     @property
-    def conn(self) -> Any:
-        """The live ACP connection (None while the agent is down)."""
-        return self._conn()
+    def agent(self) -> Any:
+        """The agent to send requests to (the SDK's side of the live ACP connection; None while the agent is down)."""
+        return self._agent()
 
     @property
     def capabilities(self) -> Any:
@@ -141,15 +141,15 @@ class SessionManager:
     async def close_current(self) -> None:
         """Close the session being left, if the agent supports `session/close`."""
         old = self.state.session_id
-        if old and self.conn is not None and self.session_capability("close"):
+        if old and self.agent is not None and self.session_capability("close"):
             try:
-                await self.conn.close_session(session_id=old)
+                await self.agent.close_session(session_id=old)
             except Exception:  # the agent may have forgotten it; nothing to do
                 pass
 
     async def new(self, note: str | None = None, clear: bool = True) -> None:
         """Create a session in the project and show it (below the conversation shown, if not `clear`)."""
-        response = await self.conn.new_session(cwd=str(self.project), mcp_servers=self.mcp_servers())
+        response = await self.agent.new_session(cwd=str(self.project), mcp_servers=self.mcp_servers())
         await self.enter(response.session_id, clear=clear)
         self.state.apply_session_response(response)
         self.post(messages.SessionOpened(response.session_id, "new", note))
@@ -160,13 +160,13 @@ class SessionManager:
         if not self.can_load:
             if self.session_capability("resume"):
                 await self.enter(session_id)
-                response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
+                response = await self.agent.resume_session(session_id=session_id, cwd=str(self.project))
                 self.state.apply_session_response(response)
                 self.post(messages.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
                 return
             raise acp.RequestError.method_not_found("session/load")
         await self.enter(session_id)
-        response = await self.conn.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=self.mcp_servers())
+        response = await self.agent.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=self.mcp_servers())
         self.state.apply_session_response(response)
         await self.fetch_title(session_id)
         self.post(messages.SessionOpened(session_id, "load", note))
@@ -187,7 +187,7 @@ class SessionManager:
     async def reattach(self, session_id: str) -> None:
         """After a restart: resume the session without replay if possible, else reload it."""
         if self.session_capability("resume"):
-            response = await self.conn.resume_session(session_id=session_id, cwd=str(self.project))
+            response = await self.agent.resume_session(session_id=session_id, cwd=str(self.project))
             self.state.apply_session_response(response)
             self.post(messages.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
         elif self.can_load:
@@ -201,7 +201,7 @@ class SessionManager:
         sessions: list[Any] = []
         cursor = None
         for _ in range(MAX_SESSION_PAGES):
-            page = await self.conn.list_sessions(cwd=str(self.project), cursor=cursor)
+            page = await self.agent.list_sessions(cwd=str(self.project), cursor=cursor)
             sessions.extend(page.sessions)
             cursor = page.next_cursor
             if not cursor:
@@ -227,14 +227,14 @@ class SessionManager:
     async def change_setting(self, setting: Setting, value: str) -> None:
         """Set a config option (or the mode through `session/set_mode`) and record the result."""
         session_id = self.state.session_id
-        if self.conn is None or session_id is None:
+        if self.agent is None or session_id is None:
             return
         try:
             if setting.via_modes:
-                await self.conn.set_session_mode(session_id=session_id, mode_id=value)
+                await self.agent.set_session_mode(session_id=session_id, mode_id=value)
                 self.state.set_mode(value)
             else:
-                response = await self.conn.set_config_option(config_id=setting.id, session_id=session_id, value=value)
+                response = await self.agent.set_config_option(config_id=setting.id, session_id=session_id, value=value)
                 if response is not None and response.config_options is not None:
                     self.state.config_options = list(response.config_options)
                 if setting.category == "mode":
@@ -246,5 +246,5 @@ class SessionManager:
 
     async def fork(self, session_id: str) -> None:
         """Branch a session (`session/fork`) and show the branch (loaded, so its history shows)."""
-        response = await self.conn.fork_session(session_id=session_id, cwd=str(self.project), mcp_servers=self.mcp_servers())
+        response = await self.agent.fork_session(session_id=session_id, cwd=str(self.project), mcp_servers=self.mcp_servers())
         await self.load(response.session_id, "Forked: this is a new branch of the session.")

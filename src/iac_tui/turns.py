@@ -23,7 +23,7 @@ class TurnActions:
 
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
         text = message.text
-        if self.conn is None or self.state.session_id is None:
+        if self.agent is None or self.state.session_id is None:
             self.prompt_box.load_text(text)
             self.notify("The agent is not ready." + (" Press ctrl+r to restart it." if self.agent_state == "stopped" else ""), severity="warning")
             return
@@ -42,10 +42,10 @@ class TurnActions:
     @work(group="turn", exit_on_error=False)
     async def _run_turn(self, session_id: str, blocks: list[Any]) -> None:
         try:
-            conn = self.conn
-            if conn is None:  # the agent stopped while the prompt was being built
+            agent = self.agent
+            if agent is None:  # the agent stopped while the prompt was being built
                 raise ConnectionError("the agent is not running")
-            response = await conn.prompt(session_id=session_id, prompt=blocks)
+            response = await agent.prompt(session_id=session_id, prompt=blocks)
         except acp.RequestError as exc:
             self.post_to_conversation(messages.TurnEnded(session_id, None, error=error_text(exc)))
         except ConnectionError:
@@ -75,10 +75,10 @@ class TurnActions:
 
     @work(group="cancel", exit_on_error=False)
     async def _send_cancel(self, session_id: str | None) -> None:
-        conn = self.conn
-        if conn is not None and session_id is not None:
+        agent = self.agent
+        if agent is not None and session_id is not None:
             try:
-                await conn.cancel(session_id=session_id)
+                await agent.cancel(session_id=session_id)
             except Exception:
                 pass
         if self.client is not None:

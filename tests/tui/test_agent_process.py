@@ -65,7 +65,7 @@ async def test_agent_killed_mid_turn_then_restarted(ws):
         # from the conversation): ctrl+r counts from then on
         await wait_until(pilot, lambda: app.agent_state == "stopped", what="the stopped state")
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: app.agent_state == "ready" and app.conn is not None, what="the restart")
+        await wait_until(pilot, lambda: app.agent_state == "ready" and app.agent is not None, what="the restart")
         await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the resume")
         assert app.state.session_id == session_id  # the same session goes on
         await send(pilot, "again please")
