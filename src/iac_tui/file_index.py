@@ -1,61 +1,61 @@
-"""The project's files for `@path` completion, honouring `.gitignore` files (via pathspec)."""
+"""The project's files for `@path` completion: the files the agent's `glob` and `grep` see.
+
+They are listed by ripgrep (`rg --files`, the binary of the `ripgrep` package this one depends
+on, else `rg` on PATH) with the flags under which it lists exactly what the agent's search tools
+walk (docs/DEVELOPING.md, "Which files the search tools see"; `tests/tools/test_walk.py` compares
+the two): every `.gitignore` applies, `.git` is skipped, hidden files are listed, directory links
+are not followed. Without ripgrep there is no listing (and no completion of paths).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import shutil
+import subprocess
+import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pathspec
+log = logging.getLogger(__name__)
 
-ALWAYS_SKIP = {".git", ".hg", ".svn", "__pycache__", ".terraform", "node_modules", ".venv", ".mypy_cache", ".pytest_cache"}
 MAX_FILES = 50_000
 FILE_INDEX_TTL = 10.0  # seconds a listing is reused
+RG_FILES = ("--files", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-exclude", "--no-ignore-dot", "--glob=!.git", "--null", "--no-messages")
 
 
-def _load_ignore(directory: Path) -> pathspec.PathSpec | None:
-    try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+def ripgrep() -> str | None:
+    """The `rg` executable: the one installed beside this Python (the `ripgrep` package), else on PATH."""
+    bundled = os.path.join(sysconfig.get_path("scripts"), "rg")
+    if os.access(bundled, os.X_OK):
+        return bundled
+    return shutil.which("rg")
 
 
 def list_project_files(root: Path, max_files: int = MAX_FILES) -> list[str]:
-    """Relative paths (with `/`) of the files under `root` that no `.gitignore` excludes, sorted.
-
-    Every `.gitignore` applies to its own directory and below, as git does. Version-control and
-    cache directories are always skipped.
-    """
-    root = Path(root)
-    specs: list[tuple[str, pathspec.PathSpec]] = []  # (relative dir prefix, spec)
+    """Relative paths (with `/`) of the files under `root` that the agent's search tools see, sorted;
+    at most `max_files` of them. Empty when ripgrep is missing or fails to start."""
+    rg = ripgrep()
+    if rg is None:
+        log.warning("ripgrep (rg) not found: no @ completion of paths")
+        return []
+    try:
+        process = subprocess.Popen([rg, *RG_FILES], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError as exc:
+        log.warning("could not run %s: %s", rg, exc)
+        return []
     files: list[str] = []
-
-    def ignored(rel: str, is_dir: bool) -> bool:
-        for prefix, spec in specs:
-            if prefix and not rel.startswith(prefix):
-                continue
-            sub = rel[len(prefix) :]
-            if spec.match_file(sub + "/" if is_dir else sub):
-                return True
-        return False
-
-    for current, dirs, names in os.walk(root):
-        rel_dir = os.path.relpath(current, root).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        spec = _load_ignore(Path(current))
-        if spec is not None:
-            specs.append((rel_dir, spec))
-        dirs[:] = sorted(d for d in dirs if d not in ALWAYS_SKIP and not ignored(rel_dir + d, True))
-        for name in sorted(names):
-            rel = rel_dir + name
-            if not ignored(rel, False):
-                files.append(rel)
-                if len(files) >= max_files:
-                    return sorted(files)
-    return sorted(files)
+    assert process.stdout is not None
+    with process:
+        pending = b""
+        while len(files) < max_files and (block := process.stdout.read(1 << 16)):
+            *names, pending = (pending + block).split(b"\0")
+            files.extend(os.fsdecode(name).replace(os.sep, "/") for name in names)
+        if len(files) >= max_files:
+            process.kill()
+    return sorted(files[:max_files])
 
 
 class ProjectFiles:

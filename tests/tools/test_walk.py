@@ -56,3 +56,12 @@ def test_the_walk_lists_what_rg_files_lists(tree: Path) -> None:
     assert rg is not None
     listed = subprocess.run([rg, *RG_FLAGS], cwd=tree, capture_output=True, check=True).stdout
     assert sorted(walked(tree)) == sorted(os.fsdecode(line) for line in listed.splitlines())
+
+
+@pytest.mark.skipif(ripgrep_binary() is None, reason="ripgrep is not installed")
+def test_the_tui_offers_for_completion_the_files_the_agent_searches(tree: Path) -> None:
+    from iac_tui.file_index import list_project_files
+
+    assert list_project_files(tree) == sorted(walked(tree))
+    capped = list_project_files(tree, max_files=3)
+    assert len(capped) == 3 and set(capped) <= set(walked(tree))
