@@ -25,6 +25,8 @@ def rules(command: str) -> list[str | None]:
         ("terraform plan\nrm -rf /", ["terraform plan", None]),
         ("(cd build && make test)", ["cd", "make test"]),
         ("[ -f main.tf ] && echo yes", ["test", "echo"]),
+        ("iac-code validate . --format json", ["iac-code validate"]),  # not every iac-code command
+        ("vault kv get secret/x", ["vault kv"]),
     ],
 )
 def test_rules_name_program_and_subcommand_per_part(command, expected):
@@ -50,7 +52,8 @@ def test_rules_name_program_and_subcommand_per_part(command, expected):
         "git grep -O'sh -c id' x", "git rebase --exec=id HEAD~1", "git submodule foreach id", "tar -xf x --to-command=id",
         "rsync -e 'sh -c id' a b", "git clone -u 'sh -c id' x", "vim -c '!id'", "compgen -C id x",
         "cp x $'.gi\\x74'/config", "cat /etc/*", "grep -r key ~/*",
-        "cp x .gi\"\"t/config", "sed -i s/a/b/ .env.prod", "git --git-dir=.git/x status", "./deploy.sh", "/usr/bin/rm x", "npx some-package", "uvx tool", "f() { ls; }", "echo \"unclosed", "", "dd if=/dev/zero of=x",
+        "cp x .gi\"\"t/config", "sed -i s/a/b/ .env.prod", "git --git-dir=.git/x status", "./deploy.sh", "/usr/bin/rm x", "npx some-package", "uvx tool", "f() { ls; }",
+        "iac-code -p 'rm -rf ~' --allow bash", "iac-code --prompt=x", "iac-code --continue -p -", "echo \"unclosed", "", "dd if=/dev/zero of=x",
     ],
 )
 def test_no_rule_covers_deleting_escalating_opaque_or_file_writing_parts(command):

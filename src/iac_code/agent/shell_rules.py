@@ -52,10 +52,13 @@ SUBCOMMAND_PROGRAMS: dict[str, frozenset[str]] = {
     "gcloud": frozenset({"--project", "--account", "--configuration"}),
     "az": frozenset({"--subscription"}),
     "make": frozenset({"-C", "-f", "--file", "--directory", "-j", "-o", "-W"}),
+    "iac-code": frozenset({"-p", "--prompt", "--output-format", "--permission-mode", "--allow", "--model", "--max-turns", "--resume"}),
     **{p: frozenset() for p in (
         "terraform", "tofu", "terragrunt", "packer", "pulumi", "cdk", "cdktf", "sam", "kustomize", "ros",
         "npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "cargo", "go", "gh", "glab", "brew",
-        "apt", "apt-get", "systemctl", "ansible-galaxy", "tflint", "checkov",
+        "apt", "apt-get", "systemctl", "ansible-galaxy", "tflint", "checkov", "eksctl", "doctl", "vault",
+        "nomad", "consul", "infracost", "serverless", "sls", "flux", "argocd", "istioctl", "minikube", "kind",
+        "k3d", "skaffold", "gsutil", "oci",
     )},
 }
 """Programs whose first non-flag word is a subcommand, with their global flags that take a value."""
@@ -108,6 +111,7 @@ RUNS_ARGUMENT: dict[str, tuple[str, ...]] = {
     "rsync": ("-e", "--rsh", "--rsync-path"),
     "scp": ("-S",),
     "zip": ("-TT", "--unzip-command"),
+    "iac-code": ("-p", "--prompt", "--continue", "--resume"),  # runs an agent on the prompt given (with its own --allow)
 }
 """Options (and words) with which a rule's command runs another command it is given: no rule covers
 a call using one (`git grep -O'sh -c …'`, `tar --to-command=…`, `git submodule foreach …`)."""
