@@ -1,6 +1,6 @@
 """Streaming benchmark of iac-tui: N `agent_message_chunk` updates through the app, as a table.
 
-    python bench/tui_stream.py [--feed memory|agent] [--sizes 2500,5000,10000] [--repeat 3]
+    python bench/tui_stream.py [--feed memory|agent] [--sizes 2500,5000,10000] [--repeat 3] [--flush-interval S]
 
 Feeds:
 
@@ -18,7 +18,8 @@ headless at 120x40, `--repeat` times (the median is shown). Reported per size: w
 pressing enter to the turn's end rendered, cost per chunk, RSS growth and peak RSS of the app
 process, and the number of Markdown blocks mounted. Linear cost shows as a flat per-chunk
 column; the last line compares the largest size's per-chunk cost with the smallest's.
-It is a measurement to read, not a test: nothing here asserts a threshold.
+`--flush-interval 0` turns off the app's gathering of chunks (`StreamingMarkdown.FLUSH_INTERVAL`),
+to show what it saves. It is a measurement to read, not a test: nothing here asserts a threshold.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,20 +106,22 @@ class StreamingAgent:
 
 
 class MemoryConnection:
-    """`AgentConnection`'s interface over the SDK's in-memory transport, with `StreamingAgent`."""
+    """`AgentConnection`'s interface over the SDK's in-memory transport, with an in-process agent
+    (`agent_impl`, e.g. `StreamingAgent`); `agent` is the app's side of the connection, as in
+    `AgentConnection`."""
 
-    def __init__(self, client, agent: StreamingAgent) -> None:  # noqa: ANN001
+    def __init__(self, client, agent_impl) -> None:  # noqa: ANN001
         from iac_tui.stderr_log import StderrLog
 
         self.client = client
-        self.agent = agent
-        self.conn = None
+        self.agent_impl = agent_impl
+        self.agent = None
         self.process = None
         self.stderr = StderrLog(None)
 
     @property
     def alive(self) -> bool:
-        return self.conn is not None
+        return self.agent is not None
 
     async def run(self, on_ready):  # noqa: ANN001, ANN201
         from acp import PROTOCOL_VERSION
@@ -128,9 +132,9 @@ class MemoryConnection:
         from iac_tui.connection import AgentExit, client_capabilities
 
         agent_side, client_side = memory_transport_pair()
-        AgentSideConnection(self.agent, agent_side, listening=True)
-        self.conn = ClientSideConnection(self.client, client_side)
-        response = await self.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=client_capabilities())
+        AgentSideConnection(self.agent_impl, agent_side, listening=True)
+        self.agent = ClientSideConnection(self.client, client_side)
+        response = await self.agent.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=client_capabilities())
         await on_ready(response)
         await asyncio.Event().wait()  # until the app stops
         return AgentExit("stopped", 0)
@@ -147,7 +151,7 @@ def rss_kib() -> int:
 
 async def measure(feed: str, count: int) -> dict:
     from iac_tui.app import IacTui
-    from iac_tui.messages import MessageChunk
+    from iac_tui.messages import MessageChunk, TurnEnded
 
     chunks = make_chunks(count)
     work = Path(tempfile.mkdtemp(prefix="tui-bench-"))
@@ -161,12 +165,17 @@ async def measure(feed: str, count: int) -> dict:
         script.write_text(json.dumps({"turns": [{"blocks": [{"type": "text", "text": "".join(chunks)}]}]}))
         env = {"IAC_CODE_MODEL": "scripted", "IAC_CODE_SCRIPT": str(script), "IAC_CODE_CONFIG_DIR": str(work / "config")}
         app = IacTui(project, env=env, animations=False, history_file=None, log_dir=work / "logs")
+    chunks_seen: weakref.WeakSet = weakref.WeakSet()  # a message is seen by every widget it bubbles through
     received = 0
+    ended = False
 
     def hook(message) -> None:  # noqa: ANN001
-        nonlocal received
-        if isinstance(message, MessageChunk):
+        nonlocal received, ended
+        if isinstance(message, MessageChunk) and message not in chunks_seen:
+            chunks_seen.add(message)
             received += 1
+        elif isinstance(message, TurnEnded):
+            ended = True
 
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         while app.state.session_id is None:
@@ -177,10 +186,8 @@ async def measure(feed: str, count: int) -> dict:
         before = rss_kib()
         app.prompt_box.load_text("stream please")
         start = time.perf_counter()
-        await pilot.press("enter")
-        while not app.busy:
-            await pilot.pause(0.005)
-        while app.busy:
+        await pilot.press("enter")  # (returns once the app is idle: a fast stream may be over by then)
+        while not ended or app.busy:
             await pilot.pause(0.005)
         elapsed = time.perf_counter() - start
         after = rss_kib()
@@ -200,9 +207,10 @@ async def measure(feed: str, count: int) -> dict:
 # ----- the table -----
 
 
-def run_one(feed: str, count: int) -> dict:
+def run_one(feed: str, count: int, flush_interval: float | None) -> dict:
+    extra = [] if flush_interval is None else ["--flush-interval", str(flush_interval)]
     out = subprocess.run(
-        [sys.executable, __file__, "--feed", feed, "--one", str(count)], capture_output=True, text=True, check=False
+        [sys.executable, __file__, "--feed", feed, "--one", str(count), *extra], capture_output=True, text=True, check=False
     )
     if out.returncode != 0:
         raise SystemExit(f"measurement failed ({count} chunks):\n{out.stderr[-3000:]}")
@@ -214,9 +222,14 @@ def main() -> int:
     parser.add_argument("--feed", choices=("memory", "agent"), default="memory")
     parser.add_argument("--sizes", default="2500,5000,10000", help="comma-separated chunk counts")
     parser.add_argument("--repeat", type=int, default=3, help="runs per size (median shown)")
+    parser.add_argument("--flush-interval", type=float, help="seconds StreamingMarkdown gathers chunks for (default: as shipped; 0: none)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:
+        if args.flush_interval is not None:
+            from iac_tui.widgets import streaming
+
+            streaming.FLUSH_INTERVAL = args.flush_interval
         print(json.dumps(asyncio.run(measure(args.feed, args.one))))
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -224,7 +237,7 @@ def main() -> int:
     print(f"{'chunks':>8} {'time s':>8} {'µs/chunk':>9} {'RSS +MiB':>9} {'peak MiB':>9} {'md blocks':>10} {'text':>5}")
     per_chunk = {}
     for size in sizes:
-        runs = [run_one(args.feed, size) for _ in range(args.repeat)]
+        runs = [run_one(args.feed, size, args.flush_interval) for _ in range(args.repeat)]
         seconds = statistics.median(r["seconds"] for r in runs)
         growth = statistics.median(r["rss_growth_kib"] for r in runs) / 1024
         peak = max(r["peak_rss_kib"] for r in runs) / 1024

@@ -5,9 +5,13 @@ coalesced, and `Markdown.append` only re-parses the last block). `Markdown.appen
 and splits the widget's whole source on every call, so a very long answer in one `Markdown`
 would cost O(n) per append, O(n^2) in all; `StreamingMarkdown` therefore starts a fresh
 `Markdown` segment at a paragraph break once the current one holds `SEGMENT_CHARS` characters
-(never inside a code fence, a list or a table). The segments read as one document. Chunks
-are also gathered for up to `FLUSH_INTERVAL` before they reach the stream, so a fast agent
-causes a few layouts per second rather than one per chunk.
+(never inside a code fence, a list or a table). The segments read as one document.
+
+Chunks are also gathered for up to `FLUSH_INTERVAL` before they reach the stream. This is not a
+second copy of the stream's queue: `MarkdownStream` merges only the fragments that arrive while
+an `append` is running, so an agent sending chunks one by one still costs one `append` and one
+layout per chunk. Measured with `bench/tui_stream.py` (10,000 chunks, in-process agent, idle
+2-core machine): 1.34 s with the gathering, 5.77 s without (`--flush-interval 0`).
 """
 
 from __future__ import annotations
