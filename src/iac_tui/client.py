@@ -4,8 +4,9 @@
 stubs would answer unimplemented methods with `null` instead of -32601). It imports no widgets:
 each `session/update` becomes a message from `iac_tui.messages`, posted synchronously so the
 app sees updates in arrival order; a permission request is posted with a future that the UI
-resolves. File access (`fs/*`) is confined to the project directory; terminals (`terminal/*`)
-run in pseudo-terminals started in it (`iac_tui.terminals`).
+resolves. File access (`fs/*`) is confined to the project directory, beyond which only what the
+person approved is served (`iac_tui.approvals`); terminals (`terminal/*`) run in
+pseudo-terminals started in it (`iac_tui.terminals`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from acp.schema import (
 from textual.message import Message
 
 from iac_tui import messages
+from iac_tui.approvals import OutsideApprovals
 from iac_tui.state import SessionState
 from iac_tui.terminals import Terminal, Terminals
 
@@ -124,6 +126,7 @@ class TuiClient:
         self.root = Path(os.path.realpath(root))
         self.state = state if state is not None else SessionState()
         self._permissions: set[messages.PermissionAnswer] = set()
+        self.outside = OutsideApprovals(self.root)
         self.terminals = Terminals(self._terminal_changed)
         self._terminals_changed: set[Terminal] = set()
 
@@ -141,6 +144,8 @@ class TuiClient:
         """Turn one update into a message. No await before posting: arrival order is kept."""
         if not self._wanted(session_id):
             return
+        if isinstance(update, ToolCallProgress) and update.status in ("completed", "failed"):
+            self.outside.finished(update.tool_call_id)
         message = self.to_message(session_id, update)
         if message is not None:
             self._post(message)
@@ -199,6 +204,9 @@ class TuiClient:
             self._permissions.discard(reply)
         if option_id is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        chosen = next((o for o in options if o.option_id == option_id), None)
+        if chosen is not None:
+            self.outside.approved(tool_call, chosen.kind)
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option_id))
 
     def cancel_permissions(self) -> int:
@@ -208,15 +216,16 @@ class TuiClient:
             reply.answer(None)
         return len(pending)
 
-    # ----- fs/* (confined to the project directory) -----
+    # ----- fs/* (confined to the project directory and what the person approved) -----
 
-    def confine(self, path: str) -> Path:
-        """`path` (absolute, symlinks resolved) if it lies inside the project; else -32602."""
+    def confine(self, path: str, write: bool = False, approved: bool = True) -> Path:
+        """`path` (absolute, symlinks resolved) if it lies inside the project, or (with `approved`)
+        outside it where the person approved a tool call using it (`OutsideApprovals`); else -32602."""
         if not os.path.isabs(path):
             raise acp.RequestError.invalid_params({"path": f"must be absolute, got {path!r}"})
         real = Path(os.path.realpath(path))
-        if real != self.root and self.root not in real.parents:
-            raise acp.RequestError.invalid_params({"path": f"outside the project directory {self.root}"})
+        if self.outside.outside(real) and not (approved and self.outside.allows(real, write)):
+            raise acp.RequestError.invalid_params({"path": f"outside the project directory {self.root}, and no approved tool call uses it"})
         return real
 
     async def read_text_file(
@@ -241,11 +250,11 @@ class TuiClient:
         return ReadTextFileResponse(content=text)
 
     async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
-        """Write a text file of the project atomically (parent directories are created).
-
-        An existing file keeps its mode; a new one gets the usual `0o666 & ~umask`.
+        """Write a text file of the project (or an approved one outside) atomically (parent
+        directories are created). An existing file keeps its mode; a new one gets the usual
+        `0o666 & ~umask`.
         """
-        real = self.confine(path)
+        real = self.confine(path, write=True)
 
         def write() -> None:
             real.parent.mkdir(parents=True, exist_ok=True)
@@ -300,7 +309,7 @@ class TuiClient:
 
         -32602 for a `cwd` outside the project or a command that cannot start.
         """
-        directory = self.confine(cwd) if cwd else self.root
+        directory = self.confine(cwd, approved=False) if cwd else self.root
         variables = {v.name: v.value for v in env or []}
         try:
             terminal = await self.terminals.create(command, list(args or []), directory, variables, output_byte_limit)
