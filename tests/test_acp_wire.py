@@ -228,7 +228,9 @@ async def test_a_line_over_the_limit_is_discarded_as_it_is_read(tmp_path):
         assert reply["error"]["code"] == -32600 and reply["id"] is None
         assert "limit" in reply["error"]["data"]["details"]
         grown_kib = _peak_rss_kib(agent.proc.pid) - before
-        assert grown_kib < 2 * limit // 1024, f"peak RSS grew by {grown_kib} KiB"
+        # buffering the line would cost 64 MiB or more; reading it in limit-sized pieces costs a few
+        # pieces (2x the limit was seen exceeded by 1 MiB in CI: allocator slack, error path)
+        assert grown_kib < 4 * limit // 1024, f"peak RSS grew by {grown_kib} KiB"
         # the line after it is read normally, and a line just under the limit is still served
         assert "result" in await agent.request("session/list", {})
         reply = await agent.request("session/list", {"cwd": "/" + "y" * (limit - 200)})
