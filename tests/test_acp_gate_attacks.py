@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import dataclass
+from pathlib import Path
 
 from harness import RecordingClient, spawn_agent
 
@@ -15,6 +17,32 @@ def bash(command: str) -> dict:
     return {
         "blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]
     }
+
+
+@dataclass
+class Played:
+    """What the agent asked (each request's command, or path for a file tool), the client, the session."""
+
+    asked: list[str]
+    client: RecordingClient
+    session_id: str
+    stop_reason: str
+
+    @property
+    def updates(self) -> list:
+        return self.client.updates[self.session_id]
+
+
+async def after_saving(project: Path, saver: str, attacks: list[str], before: tuple[dict, ...] = (), env: dict[str, str] | None = None) -> Played:
+    """One turn: the bash command `saver` (its question answered "Always allow"), the turns of
+    `before`, then each of `attacks` (every further question answered "Reject once")."""
+    script = [bash(saver), *before, *(bash(c) for c in attacks), {"blocks": [{"type": "text", "text": "done"}]}]
+    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
+    async with spawn_agent(project, script=script, client=client, env=env) as agent:
+        sid = await agent.new_session()
+        stop_reason = (await agent.prompt(sid, "go")).stop_reason
+    asked = [c.tool_call.raw_input.get("command") or c.tool_call.raw_input["path"] for c in client.permissions]
+    return Played(asked, client, sid, stop_reason)
 
 
 ATTACKS = [
@@ -38,22 +66,14 @@ async def test_saved_bash_rules_cover_no_hidden_part_of_a_command(tmp_path):
     saver = (
         "cat notes.txt; cp notes.txt copy.txt; terraform apply -input=false 2>/dev/null"
     )
-    script = [
-        bash(saver),
-        *(bash(c) for c in ATTACKS),
-        {"blocks": [{"type": "text", "text": "done"}]},
-    ]
-    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
-    async with spawn_agent(project, script=script, client=client) as agent:
-        sid = await agent.new_session()
-        assert (await agent.prompt(sid, "go")).stop_reason == "end_turn"
-        asked = [c.tool_call.raw_input["command"] for c in agent.client.permissions]
-        first = {o.option_id: o.name for o in agent.client.permissions[0].options}
-        assert (
-            first["allow_always"]
-            == "Always allow `cat` and `cp` and `terraform apply` commands"
-        )
-        assert asked == [saver, *ATTACKS]
+    played = await after_saving(project, saver, ATTACKS)
+    assert played.stop_reason == "end_turn"
+    first = {o.option_id: o.name for o in played.client.permissions[0].options}
+    assert (
+        first["allow_always"]
+        == "Always allow `cat` and `cp` and `terraform apply` commands"
+    )
+    assert played.asked == [saver, *ATTACKS]
     assert (project / "copy.txt").exists()  # the saved rules did run what they cover
     assert not list(project.glob("pwned*"))
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
@@ -79,22 +99,9 @@ async def test_a_saved_cat_rule_reads_no_file_the_file_tools_ask_for(tmp_path):
             {"type": "tool_use", "name": "read_file", "input": {"path": "deploy.pem"}}
         ]
     }
-    script = [
-        bash("cat notes.txt"),
-        read,
-        *(bash(c) for c in SECRET_READS),
-        {"blocks": [{"type": "text", "text": "done"}]},
-    ]
-    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
-    async with spawn_agent(project, script=script, client=client) as agent:
-        sid = await agent.new_session()
-        await agent.prompt(sid, "go")
-        asked = [
-            c.tool_call.raw_input.get("command") or c.tool_call.raw_input["path"]
-            for c in client.permissions
-        ]
-        assert asked == ["cat notes.txt", "deploy.pem", *SECRET_READS]
-        assert "hunter2-secret" not in repr(agent.client.updates[sid])
+    played = await after_saving(project, "cat notes.txt", SECRET_READS, before=(read,))
+    assert played.asked == ["cat notes.txt", "deploy.pem", *SECRET_READS]
+    assert "hunter2-secret" not in repr(played.updates)
 
 
 OUTSIDE_READS = [
@@ -117,20 +124,9 @@ async def test_a_saved_grep_rule_covers_the_project_not_the_home_directory_or_th
     project = home / "proj"
     project.mkdir()
     (project / "notes.txt").write_text("notes\n")
-    script = [
-        bash("grep -r notes ."),
-        *(bash(c) for c in OUTSIDE_READS),
-        {"blocks": [{"type": "text", "text": "done"}]},
-    ]
-    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
-    async with spawn_agent(
-        project, script=script, client=client, env={"HOME": str(home)}
-    ) as agent:
-        sid = await agent.new_session()
-        await agent.prompt(sid, "go")
-        asked = [c.tool_call.raw_input["command"] for c in client.permissions]
-        assert asked == ["grep -r notes .", *OUTSIDE_READS]
-        assert "hunter2-secret" not in repr(agent.client.updates[sid])
+    played = await after_saving(project, "grep -r notes .", OUTSIDE_READS, env={"HOME": str(home)})
+    assert played.asked == ["grep -r notes .", *OUTSIDE_READS]
+    assert "hunter2-secret" not in repr(played.updates)
 
 
 RUNS_GIVEN_COMMAND = [
@@ -149,17 +145,8 @@ async def test_a_saved_rule_does_not_cover_an_option_that_runs_a_command_it_is_g
     (project / "notes.txt").write_text("notes\n")
     _repo_with_a_tar(project)
     saver = "git grep -q notes; tar -tf notes.tar"
-    script = [
-        bash(saver),
-        *(bash(c) for c in RUNS_GIVEN_COMMAND),
-        {"blocks": [{"type": "text", "text": "done"}]},
-    ]
-    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
-    async with spawn_agent(project, script=script, client=client) as agent:
-        sid = await agent.new_session()
-        await agent.prompt(sid, "go")
-        asked = [c.tool_call.raw_input["command"] for c in client.permissions]
-        assert asked == [saver, *RUNS_GIVEN_COMMAND]
+    played = await after_saving(project, saver, RUNS_GIVEN_COMMAND)
+    assert played.asked == [saver, *RUNS_GIVEN_COMMAND]
     assert not list(project.glob("pwned*"))
 
 
@@ -187,12 +174,7 @@ async def test_a_saved_rule_does_not_cover_an_argument_that_links_to_a_git_hook_
     (project / "notes.txt").write_text("notes\n")
     (project / "pre-commit").write_text("#!/bin/sh\ntouch pwned\n")
     saver = "cat notes.txt; cp notes.txt copy.txt"
-    script = [bash(saver), *(bash(c) for c in LINKED), {"blocks": [{"type": "text", "text": "done"}]}]
-    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
-    async with spawn_agent(project, script=script, client=client) as agent:
-        sid = await agent.new_session()
-        await agent.prompt(sid, "go")
-        asked = [c.tool_call.raw_input["command"] for c in client.permissions]
-        assert asked == [saver, *LINKED]
-        assert "hunter2-secret" not in repr(agent.client.updates[sid])
+    played = await after_saving(project, saver, LINKED)
+    assert played.asked == [saver, *LINKED]
+    assert "hunter2-secret" not in repr(played.updates)
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
