@@ -146,6 +146,7 @@ async def test_agent_that_closes_its_output_but_lives_on_is_reported(ws):
         await wait_until(pilot, lambda: app.query(AgentError), timeout=10, what="the error")
         assert "closed its output" in app.query_one(AgentError).reason
         assert "closing stdout" in error_text(app)
+        await wait_until(pilot, lambda: app.agent_state == "stopped", what="the app to hear the agent stopped")  # the block is drawn first
         assert not app.busy and app.check_action("restart_agent", ()) is True
         assert app.connection.process.returncode is not None  # stopped, not left running
 
@@ -176,6 +177,7 @@ async def test_junk_on_stdout_and_a_hang_give_a_clear_error_within_the_timeout(w
         reason = app.query_one(AgentError).reason
         assert "did not answer initialize within" in reason
         assert "hello not json" in reason
+        await wait_until(pilot, lambda: app.agent_state == "stopped", what="the app to hear the agent stopped")  # the block is drawn first
         assert not app.indicator.running
         group = app.connection.process.pid
         await wait_until(pilot, lambda: _group_gone(group), timeout=5, what="the process group to end")
