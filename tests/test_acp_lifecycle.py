@@ -6,6 +6,7 @@ import acp
 import pytest
 from acp.schema import AvailableCommandsUpdate, ConfigOptionUpdate, CurrentModeUpdate
 from harness import spawn_agent, spawn_raw, wait_for
+from iac_code.providers.models import default_claude_model  # a Claude model the installed SDK lists
 
 
 async def test_initialize_announces_protocol_capabilities(tmp_path):
@@ -85,7 +86,7 @@ async def test_new_session_rejects_bad_cwd_naming_the_field(tmp_path, cwd, why):
 
 
 async def test_new_session_without_credentials_for_a_claude_model_is_an_auth_error(tmp_path):
-    async with spawn_agent(tmp_path / "proj", env={"IAC_CODE_MODEL": "claude-sonnet-4-5"}) as agent:
+    async with spawn_agent(tmp_path / "proj", env={"IAC_CODE_MODEL": default_claude_model()}) as agent:
         with pytest.raises(acp.RequestError) as err:
             await agent.new_session()
     assert err.value.code == -32000

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from harness import write_script
+from iac_code.providers.models import default_claude_model  # a Claude model the installed SDK lists
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -85,7 +86,7 @@ def test_turn_limit_exits_2_and_errors_exit_1(project):
     failing = [{"blocks": [{"type": "error", "kind": "overloaded", "message": "busy"}]}]
     result = run(["-p", "fail"], project, failing)
     assert result.returncode == 1 and "overloaded" in result.stderr
-    result = run(["-p", "hello"], project, None, IAC_CODE_MODEL="claude-sonnet-4-5")
+    result = run(["-p", "hello"], project, None, IAC_CODE_MODEL=default_claude_model())
     assert result.returncode == 1 and "ANTHROPIC_API_KEY" in result.stderr
 
 
