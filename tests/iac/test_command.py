@@ -124,7 +124,7 @@ def test_new_problems_are_only_those_the_edit_introduced(tmp_path: Path) -> None
 def test_terraform_fmt_findings_are_warnings_when_terraform_is_installed(tmp_path: Path) -> None:
     import pytest
 
-    from iac_code.iac import tfcli
+    from iac_code.iac.terraform import cli as tfcli
 
     if tfcli.binary() is None:
         pytest.skip("neither terraform nor tofu is on PATH")

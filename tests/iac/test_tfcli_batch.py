@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from iac_code.iac import tfcli
+from iac_code.iac.terraform import cli as tfcli
 from iac_code.iac.engine import Options, validate
 
 pytestmark = pytest.mark.skipif(tfcli.binary() is None, reason="needs terraform (or tofu) on PATH")

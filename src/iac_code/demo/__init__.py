@@ -57,7 +57,7 @@ def verify(project: Path) -> list[str]:
     taggable resource has `tags`, and `iac-code validate` finds no error)."""
     from iac_code.iac import report
     from iac_code.iac.engine import Options, validate
-    from iac_code.iac.hcl import parse
+    from iac_code.iac.terraform.hcl import parse
 
     problems = []
     variables = (project / "terraform" / "variables.tf").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pathspec
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.tfmodule import tf_kind
+from iac_code.iac.terraform.module import tf_kind
 
 MAX_BYTES = 5 << 20
 SKIP_DIRS = {".git", ".terraform", ".terragrunt-cache", "node_modules", "__pycache__", ".venv"}

@@ -14,13 +14,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iac_code.iac import tfcli
+from iac_code.iac.terraform import cli as tfcli
 from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.discovery import YAML_SUFFIXES, Reader, discover
 from iac_code.iac.jsonsyntax import load_json
-from iac_code.iac.terraform import check_module, local_source_dir, sensitive_outputs
-from iac_code.iac.tfmodule import Module, load_module, parse_cached, tf_kind
-from iac_code.iac.tfnetwork import literal_cidrs, module_values, network_checks, tfvars_checks
+from iac_code.iac.terraform.checks import check_module, local_source_dir, sensitive_outputs
+from iac_code.iac.terraform.module import Module, load_module, parse_cached, tf_kind
+from iac_code.iac.terraform.network import literal_cidrs, module_values, network_checks, tfvars_checks
 
 KINDS = ("auto", "terraform", "cloudformation", "ros", "kubernetes")
 _IGNORE = re.compile(r"iac-code:\s*ignore\[([^\]]*)\]")
@@ -220,7 +220,11 @@ def _syntax(path: Path, exc) -> Diagnostic:
 def _check_document(path: Path, reader: Reader, options: Options) -> list[Diagnostic]:
     # The YAML/JSON formats are imported when such a file is found (a Terraform-only project
     # then never loads PyYAML and the format checkers: start-up of `iac-code validate`, issue 13).
-    from iac_code.iac import cloudformation, helm, k8srules, kubernetes, ros
+    from iac_code.iac.cloudformation import lint as cloudformation
+    from iac_code.iac.helm import values as helm
+    from iac_code.iac.kubernetes import objects as k8srules
+    from iac_code.iac.kubernetes import schema as kubernetes
+    from iac_code.iac.ros import template as ros
     from iac_code.iac.yamlsyntax import PosDict
     from iac_code.iac.yamlsyntax import load as load_yaml
 
@@ -271,7 +275,7 @@ def _check_document(path: Path, reader: Reader, options: Options) -> list[Diagno
 
 
 def _cfn(path: Path, text: str, problems: list[Diagnostic]) -> list[Diagnostic]:
-    from iac_code.iac import cloudformation
+    from iac_code.iac.cloudformation import lint as cloudformation
 
     dup = any(p.rule.endswith("duplicate-key") for p in problems)
     return [d for d in cloudformation.check(path, text) if not (dup and d.rule == "cfn.E0000" and d.message.startswith("Duplicate"))]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from iac_code.iac import cache
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.hcl import Attr, Block, Body, HclSyntaxError, parse
+from iac_code.iac.terraform.hcl import Attr, Block, Body, HclSyntaxError, parse
 
 Reader = Callable[[Path], "str | Diagnostic"]
 """Returns a file's text, or the diagnostic that explains why it cannot be validated."""
@@ -183,7 +183,7 @@ def _where(file: Path, line: int, here: Path) -> str:
 
 
 def _literal_string(a: Attr) -> str | None:
-    from iac_code.iac.tfeval import literal
+    from iac_code.iac.terraform.evaluate import literal
 
     value = literal(a.expr)
     return value if isinstance(value, str) else None

@@ -94,7 +94,7 @@ def check(path: Path, doc: PosDict) -> list[Diagnostic]:
         if name not in used and not _mentioned_in_metadata(doc, name):
             report(params.pos(name), "ros.unused-parameter", f'parameter "{name}" is declared but never used', "warning")
     out += _cidr_checks(path, params, resources)
-    from iac_code.iac import rosrules
+    from iac_code.iac.ros import properties as rosrules
 
     out += rosrules.check(path, doc)
     return out

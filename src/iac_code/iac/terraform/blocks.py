@@ -12,8 +12,8 @@ from pathlib import Path
 from lark import Token, Tree
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.hcl import Attr, Block, references
-from iac_code.iac.tfeval import literal
+from iac_code.iac.terraform.hcl import Attr, Block, references
+from iac_code.iac.terraform.evaluate import literal
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 RESERVED_VARIABLES = {"source", "version", "providers", "count", "for_each", "lifecycle", "depends_on", "locals"}

@@ -1,7 +1,7 @@
 """Checks of known Terraform values: against variable type constraints, against variable
 `validation` conditions, and `for_each` given a list.
 
-Values come from `tfeval` (literals, .tfvars, defaults, module call arguments); anything unknown
+Values come from `evaluate` (literals, .tfvars, defaults, module call arguments); anything unknown
 is skipped. A finding is reported where the offending value was written (the .tfvars line, the
 default, the module argument, or the element inside them).
 """
@@ -14,8 +14,8 @@ from typing import Any
 from lark import Token, Tree
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.hcl import Attr, Block
-from iac_code.iac.tfeval import UNKNOWN, Env, LDict, LList, Located, SetList, evaluate
+from iac_code.iac.terraform.hcl import Attr, Block
+from iac_code.iac.terraform.evaluate import UNKNOWN, Env, LDict, LList, Located, SetList, evaluate
 
 Type = Any  # "string" | "number" | "bool" | "any" | ("list"|"set"|"map", Type) | ("object", {name: (Type, optional)}) | ("tuple", [Type])
 

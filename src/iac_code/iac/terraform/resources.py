@@ -9,7 +9,7 @@ import difflib
 from pathlib import Path
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.hcl import Block
+from iac_code.iac.terraform.hcl import Block
 
 META = {"count", "for_each", "provider", "depends_on", "lifecycle", "provisioner", "connection"}
 REQUIRED = {

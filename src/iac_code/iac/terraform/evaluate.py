@@ -15,7 +15,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from iac_code.iac.tffunctions import (
+from iac_code.iac.terraform.functions import (
     NOT_MODELLED,
     EvalFailure,
     list_subnet,

@@ -1,7 +1,7 @@
 """CIDR checks of Terraform modules: invalid CIDR literals, and subnets/vswitches outside their
 VPC's CIDR or overlapping a sibling.
 
-Values come from `tfeval`: literals, variable defaults and auto-loaded .tfvars, module call
+Values come from `evaluate`: literals, variable defaults and auto-loaded .tfvars, module call
 arguments (a root module's values flow into its local child modules), `for_each`/`count`
 instances and `cidrsubnet`. A finding is reported where the offending CIDR was written.
 """
@@ -18,10 +18,10 @@ from typing import Any
 from lark import Token, Tree
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.hcl import Attr, Block, Body, references
-from iac_code.iac.tfeval import UNKNOWN, Env, Located, evaluate, literal
-from iac_code.iac.tfmodule import Module
-from iac_code.iac.tfvalues import (
+from iac_code.iac.terraform.hcl import Attr, Block, Body, references
+from iac_code.iac.terraform.evaluate import UNKNOWN, Env, Located, evaluate, literal
+from iac_code.iac.terraform.module import Module
+from iac_code.iac.terraform.typecheck import (
     check_for_each,
     check_variable_value,
     coerce,
@@ -149,7 +149,7 @@ def _resolve(mod: Module, given: dict[str, tuple[Any, tuple[Path, int, int]]], o
 def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], Module | None], depth: int = 0) -> list[Diagnostic]:
     """Subnet/vswitch CIDRs inside their VPC and not overlapping, for `mod` run with `values`,
     then for its local child modules with the values its calls pass."""
-    from iac_code.iac.terraform import local_source_dir
+    from iac_code.iac.terraform.checks import local_source_dir
 
     out: list[Diagnostic] = []
     locals_ = {name: (f, a.expr) for name, (f, a) in mod.locals.items()}

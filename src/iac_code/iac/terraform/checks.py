@@ -5,7 +5,7 @@ such as `count.index`, `each.key`, `self`, `path.module`, `terraform.workspace`,
 variables and dynamic-block iterators are in scope where Terraform puts them); outputs of local
 modules; module calls' required and unknown arguments; `count` with `for_each`; instance keys;
 unknown functions, block types and variable/output arguments; type constraints; provider aliases;
-.tfvars names. Declarations and syntax are `tfmodule.py`'s; CIDRs are `tfnetwork.py`'s.
+.tfvars names. Declarations and syntax are `module.py`'s; CIDRs are `network.py`'s.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from pathlib import Path
 from lark import Tree
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.hcl import Attr, Block, Ref, references
-from iac_code.iac.tfmodule import Decl, Module
-from iac_code.iac.tfschema import check_resource
-from iac_code.iac.tfstatic import check_block
+from iac_code.iac.terraform.hcl import Attr, Block, Ref, references
+from iac_code.iac.terraform.module import Decl, Module
+from iac_code.iac.terraform.resources import check_resource
+from iac_code.iac.terraform.blocks import check_block
 
 ModuleLoader = Callable[[Path], "Module | None"]
 """Returns the module in a directory (parsed), or None if it has no Terraform files."""
@@ -100,7 +100,7 @@ def _check_variable(file: Path, b: Block, out: list[Diagnostic]) -> None:
     t = b.attr("type")
     if t is None or t.expr is None:
         return
-    from iac_code.iac.tfeval import literal
+    from iac_code.iac.terraform.evaluate import literal
 
     quoted = literal(t.expr)
     if isinstance(quoted, str):
@@ -257,7 +257,7 @@ def _instance_key_ok(b: Block, rest: list[str], what: str, report) -> bool:
 
 
 def _source(b: Block) -> str | None:
-    from iac_code.iac.tfeval import literal
+    from iac_code.iac.terraform.evaluate import literal
 
     a = b.attr("source")
     value = literal(a.expr) if a is not None and a.expr is not None else None
@@ -356,7 +356,7 @@ def _check_tfvars(mod: Module, out: list[Diagnostic]) -> None:
 def sensitive_outputs(mod: Module) -> list[Diagnostic]:
     """Outputs of a root module that show a `sensitive = true` variable without being sensitive
     themselves (Terraform: "Output refers to sensitive values")."""
-    from iac_code.iac.tfeval import literal
+    from iac_code.iac.terraform.evaluate import literal
 
     secret = {n for n, d in mod.variables.items() if (a := d.block.attr("sensitive")) is not None and literal(a.expr) is True}
     out = []

@@ -1,4 +1,4 @@
-"""Terraform functions the evaluator models on known values (`tfeval` calls them)."""
+"""Terraform functions the evaluator models on known values (`evaluate` calls them)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """HCL files as a small model: blocks, attributes, and the references in their expressions.
 
 Parsing is python-hcl2's Lark parser (`hcl2.parses_to_tree`, positions 1-based). The model keeps
-the Lark expression trees so `terraform.py` can find references and `tfeval.py` can evaluate
+the Lark expression trees so the checks can find references and `evaluate.py` can evaluate
 literals. A syntax error becomes an `HclSyntaxError` whose position is refined by a bracket and
 indentation scan (Lark reports where it got stuck, which for a missing `}` is often the end of
 the file).
@@ -67,7 +67,7 @@ def parse(text: str) -> Body:
     try:
         tree = hcl2.parses_to_tree(text if text.endswith("\n") else text + "\n")
     except UnexpectedInput as exc:
-        from iac_code.iac.hclsyntax import locate_error
+        from iac_code.iac.terraform.syntax import locate_error
 
         line, column, message = locate_error(text, getattr(exc, "line", 1), getattr(exc, "column", 1), exc)
         raise HclSyntaxError(message, line, column) from None

@@ -1,0 +1,1 @@
+"""AWS CloudFormation templates, checked by cfn-lint through its Python API."""

@@ -1,0 +1,1 @@
+"""Helm charts: values files against `values.schema.json` and the paths the templates read."""

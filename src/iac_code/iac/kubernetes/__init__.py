@@ -1,0 +1,1 @@
+"""Kubernetes manifests: bundled JSON schemas (kubernetes-validate) and API-server rules."""

@@ -1,0 +1,1 @@
+"""Alibaba Cloud ROS templates (`ROSTemplateFormatVersion`), checked offline."""
