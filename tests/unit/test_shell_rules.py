@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from iac_code.agent.shell_rules import parts
+from iac_code.agent.shell_rules import describe, parts
 
 
 def rules(command: str) -> list[str | None]:
@@ -62,3 +62,10 @@ def test_no_rule_covers_deleting_escalating_opaque_or_file_writing_parts(command
 
 def test_an_opaque_command_is_one_part_that_always_asks():
     assert [(p.text, p.rule) for p in parts("while true; do ls; done")] == [("while true; do ls; done", None)]
+
+
+def test_without_a_sandbox_every_rule_is_the_exact_command_line():
+    found = parts("cd infra && terraform fmt -check; rm -rf x", exact=True)
+    assert [p.rule for p in found] == ["exactly cd infra", "exactly terraform fmt -check", None]
+    assert describe([p.rule for p in found if p.rule]) == "exactly `cd infra` and `terraform fmt -check`"
+    assert describe(["git status", "cat", "exactly make build"]) == "`git status` and `cat` commands and exactly `make build`"

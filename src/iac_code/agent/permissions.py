@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from iac_code.agent.shell_rules import describe as describe_rules
 from iac_code.agent.shell_rules import parts as shell_parts
 from iac_code.config import ModeId
 from iac_code.core.events import Location, ToolContent, ToolKind
@@ -152,8 +153,7 @@ class PermissionPolicy:
         elif tool.name == "bash":
             found = shell_parts(str(getattr(params, "command", "")), ctx.cwd, ctx.config_dir)
             rules = [p.rule for p in found]
-            names = list(dict.fromkeys(r for r in rules if r))
-            subject = " and ".join(f"`{r}`" for r in names) + " commands"
+            subject = describe_rules([r for r in rules if r])
         elif tool.name == "agent":
             rules, subject = ["agent"], "sub-agent runs in this session"
         else:

@@ -157,12 +157,15 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def parts(command: str, cwd: Path | None = None, config_dir: Path | None = None) -> list[Part]:
+def parts(command: str, cwd: Path | None = None, config_dir: Path | None = None, *, exact: bool = False) -> list[Part]:
     """The parts of `command` (see the module docstring); an opaque command is one part with no rule.
 
     With `cwd` (real) and `config_dir`, a part with an argument that resolves, through symlinks, to
     a path outside `cwd` or to a sensitive one (`tools.paths`, as for a write) gets no rule either:
-    `cp x docs/pre-commit` when `docs` links to `.git/hooks`."""
+    `cp x docs/pre-commit` when `docs` links to `.git/hooks`.
+
+    With `exact` (the session's commands run without a sandbox: PROTOCOL.md, Command sandbox), every
+    part that could have a rule gets the rule for its exact text instead (`exact_rule`)."""
     try:
         root = _parser().parse(command.encode("utf-8", "surrogatepass")).root_node
         if root.has_error or _hides_substitution(root):
@@ -175,7 +178,29 @@ def parts(command: str, cwd: Path | None = None, config_dir: Path | None = None)
         return [Part(command.strip(), None)]
     if cwd is not None and config_dir is not None:
         found = [Part(p.text, None) if p.rule and exposes(p.paths, cwd, config_dir) else p for p in found]
+    if exact:
+        found = [Part(p.text, exact_rule(p.text), p.paths) if p.rule else p for p in found]
     return found
+
+
+EXACT = "exactly "
+"""How a rule for one exact command line starts (the rest is the line: `exactly make build`)."""
+
+
+def exact_rule(text: str) -> str:
+    """The rule that covers the simple command `text` and nothing else."""
+    return EXACT + text
+
+
+def describe(rules: list[str]) -> str:
+    """The rules `rules` in words, for a permission option's name ("Always allow " + this):
+    "`git status` and `cat` commands", "exactly `make build`", or both joined by "and"."""
+    programs = [f"`{r}`" for r in dict.fromkeys(rules) if not r.startswith(EXACT)]
+    exact = [f"`{r[len(EXACT):]}`" for r in dict.fromkeys(rules) if r.startswith(EXACT)]
+    said = [" and ".join(programs) + " commands"] if programs else []
+    if exact:
+        said.append("exactly " + " and ".join(exact))
+    return " and ".join(said)
 
 
 def _hides_substitution(root: tree_sitter.Node) -> bool:
