@@ -8,7 +8,7 @@ On the left the files with their +/- counts; on the right the diff of the highli
 `r` reject once, `R` reject always) and the screen is dismissed with the chosen option id;
 closing it answers nothing (None). The letters are as guarded as the docked question's: with
 `letters` False (the person was typing when it opened) they are off from the start, any other
-printable key turns them off, and an answer letter waits `LETTER_GRACE` for a next key that
+printable key turns them off (an answer letter whose option is not offered is ignored), and an answer letter waits `LETTER_GRACE` for a next key that
 would make it the start of a word.
 """
 
@@ -102,6 +102,8 @@ class DiffReview(Screen[str | None]):
             event.stop()
             kind = kinds[event.character]
             self._held = (kind, self.set_timer(LETTER_GRACE, lambda: self._commit(kind)))
+        elif self.letters and held is None and event.character in kinds:
+            event.stop()  # an answer letter whose option is not offered: ignored, the letters stay on
         elif event.is_printable:
             event.stop()
             self._suspend_letters()

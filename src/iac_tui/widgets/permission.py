@@ -7,8 +7,12 @@ resolved, wherever that happens (a key here, a cancelled turn, a stopped agent):
 watches the answer's future, so it is torn down in that one place.
 
 Keys follow the option's *kind* (never its position): `a` allow once, `A` allow always, `r`
-reject once, `R` reject always; the first option of each kind gets the key. Text typed by
-accident must never answer:
+reject once, `R` reject always; the first option of each kind gets the key, and the hint names
+exactly the keys offered. The highlight (what a bare enter picks) also starts by kind: on the
+agent's `allow_once` option, else on a `reject_once` one, else on nothing; an "always" option is
+never the default, wherever the agent lists it (`claude-agent-acp` lists "Always Allow" first).
+An answer letter whose option the agent does not offer (`R` with no "reject always") is ignored:
+not typed, and the question stays as it was. Text typed by accident must never answer:
 - when a key that is not an option arrives while the question is shown, or the person was
   typing in the prompt box in the moment it appeared (a key within `TYPING_WINDOW` seconds),
   the single-letter answers are suspended for this question; it is then answered with the
@@ -43,6 +47,8 @@ from iac_tui.messages import PermissionRequested
 from iac_tui.widgets.diff import FileChange, diff_counts, wants_review
 
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
+ANSWER_LETTERS = frozenset(KIND_KEYS.values())
+DEFAULT_KINDS = ("allow_once", "reject_once")  # what a bare enter may pick, in this order of preference
 QUESTIONS = {"edit": "Allow this edit?", "execute": "Allow this command?", "delete": "Allow this deletion?", "move": "Allow this move?"}
 TYPING_WINDOW = 1.5  # seconds: a key in the prompt box this recent means the person was typing
 LETTER_GRACE = 0.5  # seconds an answer letter waits for a next key that would make it the start of a word
@@ -74,6 +80,26 @@ def describe(tool_call: Any, kind: str, title: str, root: Path) -> Content:
             parts.append(Content(next(iter(paths))))
         parts.append(Content.from_markup("[$text-success]+$added[/] [$text-error]-$removed[/]", added=str(added), removed=str(removed)))
     return Content("  ").join(parts)
+
+
+def default_option(options: list[Any]) -> int | None:
+    """The index of the option a bare enter picks: the first `allow_once`, else the first
+    `reject_once`, else None (an "always" option is never the default, whatever its position)."""
+    for kind in DEFAULT_KINDS:
+        found = next((i for i, option in enumerate(options) if option.kind == kind), None)
+        if found is not None:
+            return found
+    return None
+
+
+def option_keys(options: list[Any]) -> dict[str, int]:
+    """The answer letter of each option kind offered -> the index of that kind's first option."""
+    keys: dict[str, int] = {}
+    for index, option in enumerate(options):
+        key = KIND_KEYS.get(option.kind)
+        if key is not None and key not in keys:
+            keys[key] = index
+    return keys
 
 
 @dataclass(eq=False)
@@ -156,14 +182,10 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         if ask is None:
             self.display = False
             return
-        self.keys = {}
-        for index, option in enumerate(ask.request.options):
-            key = KIND_KEYS.get(option.kind)
-            if key is not None and key not in self.keys:
-                self.keys[key] = index
+        self.keys = option_keys(ask.request.options)
         typing = time.monotonic() - self.last_typed() < TYPING_WINDOW
         self.letters = not typing
-        self.highlighted = 0 if self.letters else None
+        self.highlighted = default_option(ask.request.options) if self.letters else None
         self.display = True
         self._redraw()
         self.focus()
@@ -252,7 +274,9 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         self.query_one(".question-options", Static).update(Content("\n").join(parts))
         review = " · ctrl+d full screen" if self.changes() else ""
         if self.letters:
-            hint = f"[dim]a/A/r/R, or ↑↓ and enter · esc cancels the turn{review}[/dim]"
+            letters = "/".join(key for key in KIND_KEYS.values() if key in self.keys)
+            pick = f"{letters}, or ↑↓ and enter" if letters else "↑↓ and enter"
+            hint = f"[dim]{pick} · esc cancels the turn{review}[/dim]"
         else:
             hint = f"[$text-warning]Letters off (you were typing): pick with ↑↓, then enter[/] [dim]· esc cancels{review}[/dim]"
         self.query_one(".question-hint", Static).update(Content.from_markup(hint))
@@ -278,6 +302,8 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
             self.highlighted = self.keys[event.character]
             self._held = (event.character, self.set_timer(LETTER_GRACE, self._commit_held))
             self._redraw()
+        elif self.letters and held is None and event.character in ANSWER_LETTERS:
+            self._consume(event)  # an answer letter without its option: nothing to answer, nothing typed
         elif event.is_printable or key in ("backspace", "delete", "space"):
             self._consume(event)
             self.suspend_letters()

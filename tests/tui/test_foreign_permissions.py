@@ -1,0 +1,97 @@
+"""Permission questions from foreign agents: the default option by kind, the key hint, letters without options."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from iac_tui.launch import AgentCommand
+from iac_tui.widgets.message import AgentMessage
+from tui_support import pending_question, ready, send, turn_done, wait_until
+
+AGENT = Path(__file__).with_name("foreign_agent.py")
+
+
+def foreign(ws, **kw):
+    return ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))), **kw)
+
+
+async def foreign_ready(pilot) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+
+
+def answer(app) -> str:
+    return app.query(AgentMessage).last().source
+
+
+def hint(question) -> str:
+    return str(question.query_one(".question-hint").render())
+
+
+async def test_enter_picks_allow_once_when_always_allow_comes_first(ws):
+    """claude-agent-acp lists "Always Allow" first: the highlight starts on "Allow", and a bare enter sends it."""
+    app = foreign(ws)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, "ask")
+        question = await pending_question(pilot)
+        assert [o.kind for o in question.options] == ["allow_always", "allow_once", "reject_once", "reject_always"]
+        assert question.options[question.highlighted].kind == "allow_once"
+        await pilot.press("enter")
+        await turn_done(pilot)
+        assert answer(app) == "chose allow"
+
+
+async def test_the_hint_names_the_offered_keys_and_a_missing_one_is_ignored(ws):
+    """OpenCode offers no "reject always": the hint reads a/A/r, and `R` neither types nor turns the letters off."""
+    app = foreign(ws)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, "ask-opencode")
+        question = await pending_question(pilot)
+        assert "a/A/r, or ↑↓ and enter" in hint(question) and "R" not in hint(question).split("·")[0]
+        await pilot.press("R")
+        await pilot.pause(0.7)  # beyond the letter grace: nothing was held
+        assert question.current is not None and not question.current.request.reply.done
+        assert question.letters and question.options[question.highlighted].kind == "allow_once"
+        assert app.prompt_box.text == ""
+        await pilot.press("r")
+        await turn_done(pilot)
+        assert answer(app) == "chose reject"
+
+
+async def test_our_agent_highlights_allow_once_and_offers_all_four_keys(ws):
+    turns = [
+        {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "a.tf", "content": "# a\n"}}]},
+        {"blocks": [{"type": "text", "text": "Written."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        question = await pending_question(pilot)
+        assert question.options[question.highlighted].kind == "allow_once"
+        assert "a/A/r/R, or ↑↓ and enter" in hint(question)
+        await pilot.press("enter")
+        await turn_done(pilot)
+        assert (ws.project / "a.tf").exists()
+
+
+async def test_the_reviewer_ignores_a_letter_without_its_option(ws):
+    from iac_tui.screens.diff_review import DiffReview
+
+    app = foreign(ws)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, "ask-opencode")
+        await pending_question(pilot)
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiffReview), what="the reviewer")
+        review = app.screen
+        await pilot.press("R")
+        await pilot.pause(0.7)
+        assert app.screen is review and review.letters
+        await pilot.press("a")
+        await turn_done(pilot)
+        assert answer(app) == "chose once"
