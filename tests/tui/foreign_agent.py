@@ -20,6 +20,7 @@ Run as `python foreign_agent.py`. The first word of a prompt picks what it does:
   line and `step 1`, waits for a file `go` to appear, prints `step 2` and exits 4), and answers
   with what it read and the exit status.
 
+After `session/new` it offers one slash command, `/review`, whose input hint is `<focus area>`.
 It advertises `promptCapabilities.image`, `loadSession` (a load replays one user message and
 answers) and `sessionCapabilities.list` (three sessions whose ids share their first 12
 characters, as OpenCode's time-ordered ids do).
@@ -37,6 +38,9 @@ from acp import PROTOCOL_VERSION, start_tool_call, text_block, tool_terminal_ref
 from acp.helpers import tool_content, tool_diff_content, update_user_message_text
 from acp.schema import (
     AgentCapabilities,
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
     Cost,
     Implementation,
     InitializeResponse,
@@ -49,6 +53,7 @@ from acp.schema import (
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
+    UnstructuredCommandInput,
     UsageUpdate,
 )
 
@@ -99,7 +104,19 @@ class ForeignAgent:
 
     async def new_session(self, cwd: str, mcp_servers=None, **_):  # noqa: ANN001
         self.cwd = cwd
+
+        async def commands() -> None:  # after the answer, as agents do
+            await asyncio.sleep(0.05)
+            command = AvailableCommand(name="review", description="Review the changes", input=AvailableCommandInput(root=UnstructuredCommandInput(hint="<focus area>")))
+            await self.conn.session_update("foreign-1", AvailableCommandsUpdate(session_update="available_commands_update", available_commands=[command]))
+
+        self.later(commands())
         return NewSessionResponse(session_id="foreign-1")
+
+    def later(self, coro) -> None:  # noqa: ANN001
+        task = asyncio.create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers=None, **_):  # noqa: ANN001
         self.cwd = cwd
@@ -164,8 +181,7 @@ class ForeignAgent:
             with open(os.path.join(self.cwd, "late-answer.txt"), "w") as out:
                 out.write(getattr(answer.outcome, "option_id", None) or answer.outcome.outcome)
 
-        task = asyncio.create_task(late())
-        self.background.add(task)
+        self.later(late())
         return PromptResponse(stop_reason="end_turn")
 
     async def play_image(self, session_id: str, prompt) -> PromptResponse:  # noqa: ANN001

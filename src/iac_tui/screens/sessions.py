@@ -1,4 +1,7 @@
-"""The session picker: the project's sessions (`session/list`), newest first, to load or fork."""
+"""The session picker: the project's sessions (`session/list`), newest first, to load or fork.
+
+Each row shows the title, the time and as much of the id as tells the rows apart.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +18,19 @@ from textual.widgets.option_list import Option
 
 from iac_tui.display import format_time
 from iac_tui.sessions import sort_sessions
+
+
+SHORT_ID = 8  # characters of an id shown when they tell the sessions apart
+
+
+def id_length(session_ids: list[str]) -> int:
+    """How many leading characters of each id the picker shows: `SHORT_ID`, or more until no two
+    ids look the same (OpenCode's time-ordered ids share their first dozen characters)."""
+    length = SHORT_ID
+    longest = max((len(i) for i in session_ids), default=0)
+    while length < longest and len({i[:length] for i in session_ids}) < len(set(session_ids)):
+        length += 1
+    return length
 
 
 @dataclass(slots=True)
@@ -40,6 +56,7 @@ class SessionPicker(ModalScreen[SessionChoice | None]):
         self.sessions = sort_sessions(sessions)
         self.current = current
         self.can_fork = can_fork
+        self.id_length = id_length([s.session_id for s in self.sessions])
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -59,7 +76,7 @@ class SessionPicker(ModalScreen[SessionChoice | None]):
             (marker, "bold $accent"),
             (title, "bold" if session.session_id == self.current else ""),
             "\n  ",
-            (f"{when}  ·  {session.session_id[:8]}", "dim"),
+            (f"{when}  ·  {session.session_id[: self.id_length]}", "dim"),
         )
         return Option(label, id=session.session_id)
 

@@ -176,7 +176,7 @@ class PromptArea(TextArea):
             command = by_name[name]
             label = Content.assemble(
                 _highlight("/" + name, [p + 1 for p in positions]),
-                ("  " + (f"<{command.hint}>  " if command.hint else ""), "dim"),
+                ("  " + (f"{command.hint}  " if command.hint else ""), "dim"),  # as the agent wrote it
                 (command.description, "dim italic"),
             )
             items.append(CompletionItem("/" + name + " ", label))

@@ -147,7 +147,8 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         title = strip_root(self.title or "tool call", self.root)
         self.query_one(".tool-title", Static).update(Content(title))
         self.query_one(".tool-status", Static).update(label)
-        summary = input_summary(self.raw_input, self.root)
+        has_diff = any(getattr(item, "type", None) == "diff" for item in self.content)
+        summary = input_summary(self.raw_input, self.root, has_diff=has_diff)
         if summary and summary.removeprefix("$ ") in title:
             summary = ""
         if not summary and self.locations and not self.raw_input:

@@ -1,0 +1,76 @@
+"""iac-tui with a foreign agent (`foreign_agent.py`): what such agents send is shown as they meant it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from iac_tui.launch import AgentCommand
+from iac_tui.screens.sessions import SessionPicker
+from iac_tui.widgets.completion import CompletionList
+from iac_tui.widgets.tool_call import ToolCallPanel
+from tui_support import pending_question, send, wait_until
+
+AGENT = Path(__file__).with_name("foreign_agent.py")
+IDS = ["ses_dccd3f1a2b01AAAA", "ses_dccd3f1a2b01BBBB", "ses_dccd3f1a2b01CCCC"]
+
+
+def foreign(ws, **kw):
+    """An app driving `foreign_agent.py`."""
+    return ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))), **kw)
+
+
+async def foreign_ready(pilot) -> None:
+    """Wait for the foreign agent's session."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+
+
+async def test_a_slash_command_hint_is_shown_as_the_agent_wrote_it(ws):
+    app = foreign(ws)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await wait_until(pilot, lambda: app.prompt_box.commands, what="the commands")
+        app.prompt_box.focus()
+        await pilot.press("slash")
+        completion = app.query_one(CompletionList)
+        await wait_until(pilot, lambda: completion.open, what="the completion list")
+        label = str(completion.get_option_at_index(0).prompt)
+        assert "/review" in label and "<focus area>" in label and "<<" not in label
+
+
+async def test_the_session_picker_shows_as_much_of_the_ids_as_tells_them_apart(ws):
+    app = foreign(ws)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await pilot.press("ctrl+s")
+        picker = await wait_until(pilot, lambda: app.screen if isinstance(app.screen, SessionPicker) else None, what="the picker")
+        options = picker.query_one("#session-list")
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert len(rows) == 3 and all("Fix the module" in row for row in rows)
+        assert "2026-05-03 10:00" in rows[0]  # newest first, in local time (UTC here)
+        shown = [next(word for word in row.split() if word.startswith("ses_")) for row in rows]
+        assert len(set(shown)) == 3, shown  # no two rows look the same
+        assert shown[0] == IDS[2][:17]
+
+
+async def test_a_multi_line_raw_input_beside_a_diff_is_not_printed_as_one_line(ws):
+    """OpenCode's edit request carries `{filepath, diff: "Index: …\\n==="}` and the same change as a diff."""
+    ws.write("main.tf", "a = 1\n")
+    app = foreign(ws)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, "ask-opencode")
+        await pending_question(pilot)
+        panel = app.query_one(ToolCallPanel)
+        shown = str(panel.query_one(".tool-input").render())
+        assert shown == "main.tf"
+        assert len(panel.query("EditDiff")) == 1
+
+
+def test_multi_line_input_values_are_shown_as_lines():
+    from iac_tui.widgets.tool_text import input_summary
+
+    raw = {"mode": "fast", "patch": "--- a\n+++ b\n"}
+    assert input_summary(raw, Path("/p")) == 'mode="fast"\npatch:\n--- a\n+++ b'
+    assert input_summary(raw, Path("/p"), has_diff=True) == 'mode="fast"'
