@@ -9,7 +9,7 @@ from iac_tui.launch import AgentCommand
 from iac_tui.screens.sessions import SessionPicker
 from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.tool_call import ToolCallPanel
-from tui_support import pending_question, send, wait_until
+from tui_support import pending_question, send, turn_done, wait_until
 
 AGENT = Path(__file__).with_name("foreign_agent.py")
 IDS = ["ses_dccd3f1a2b01AAAA", "ses_dccd3f1a2b01BBBB", "ses_dccd3f1a2b01CCCC"]
@@ -74,3 +74,54 @@ def test_multi_line_input_values_are_shown_as_lines():
     raw = {"mode": "fast", "patch": "--- a\n+++ b\n"}
     assert input_summary(raw, Path("/p")) == 'mode="fast"\npatch:\n--- a\n+++ b'
     assert input_summary(raw, Path("/p"), has_diff=True) == 'mode="fast"'
+
+
+async def test_markdown_tool_content_renders_as_markdown(ws):
+    """Claude's adapter sends command output as a ```console block: a code block, not fence lines."""
+    from textual.widgets._markdown import MarkdownFence
+
+    from iac_tui.widgets.tool_output import ToolOutput
+
+    app = foreign(ws)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, "console")
+        await turn_done(pilot)
+        output = app.query_one(ToolCallPanel).query_one(ToolOutput)
+        assert output.markdown
+        fence = await wait_until(pilot, lambda: output.query(MarkdownFence).first() if output.query(MarkdownFence) else None, what="the code block")
+        assert fence.lexer == "console"
+        assert fence.code.rstrip("\n") == "$ terraform fmt -check\nmain.tf\nvariables.tf"
+        assert not output.query_one(".output-text").display
+        app.save_screenshot("/tmp/tc/console.svg")
+
+
+def test_markdown_content_is_told_from_plain_output():
+    from iac_tui.widgets.tool_output import is_markdown, open_fence
+
+    assert is_markdown("```console\n$ ls\nmain.tf\n```\n")
+    assert is_markdown("~~~\nplain\n~~~")
+    assert not is_markdown("$ ls\nmain.tf")
+    assert not is_markdown("see ```this```\nand more")
+    assert not is_markdown("```console\n$ ls\n")  # never closed
+    assert open_fence(["```hcl", "a = 1"]) == "```hcl"
+    assert open_fence(["```hcl", "a = 1", "```", "text"]) is None
+
+
+async def test_folded_markdown_output_reopens_the_fence_above_its_last_lines():
+    from textual.app import App
+    from textual.widgets import Markdown
+
+    from iac_tui.widgets.tool_output import ToolOutput
+
+    text = "```console\n" + "\n".join(f"line {i}" for i in range(40)) + "\n```"
+
+    class Host(App):
+        def compose(self):
+            yield ToolOutput(text, preview_lines=5, tail=True, terminal=True, markdown=True)
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        source = app.query_one(ToolOutput).query_one(".output-markdown", Markdown).source
+        assert source.startswith("```console\n") and "line 39" in source and "line 30" not in source

@@ -2,7 +2,8 @@
 
 The header (kind icon, title, status), the input line and the body are composed once; an
 update changes only what it carries: statics are updated, the output text is replaced inside
-its widget, and a diff widget is mounted only for a diff it has not shown yet.
+its widget, and a diff widget is mounted only for a diff it has not shown yet. Text content that
+is Markdown (a fenced block, as Claude's adapter sends command output) is rendered as Markdown.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from textual.widgets import Static
 
 from iac_tui.display import project_relative, strip_root
 from iac_tui.widgets.diff import MANY_FILES, EditDiff, FileChange, counts_label
-from iac_tui.widgets.tool_output import ToolOutput
+from iac_tui.widgets.tool_output import ToolOutput, is_markdown
 from iac_tui.widgets.tool_text import input_summary, output_text
 
 KIND_ICONS = {
@@ -161,11 +162,15 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         """What the body should show, from the content (text merged; diffs one each)."""
         items: list[tuple[str, Any]] = []
         texts: list[str] = []
+        from_terminal = False
 
         def flush() -> None:
+            nonlocal from_terminal
             if texts:
-                items.append(("text", "\n".join(texts)))
+                text = "\n".join(texts)
+                items.append(("markdown" if not from_terminal and is_markdown(text) else "text", text))
                 texts.clear()
+            from_terminal = False
 
         for item in self.content:
             kind = getattr(item, "type", None)
@@ -178,6 +183,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
                 texts.append(text if text is not None else f"[{getattr(block, 'type', 'content')}]")
             elif kind == "terminal":
                 texts.append(self._terminal_text(item.terminal_id))
+                from_terminal = True
         flush()
         if not items and self.status in ("completed", "failed"):
             text = output_text(self.raw_output)
@@ -230,7 +236,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         preview, tail = (0, False) if self.folded_output else PREVIEW.get(self.kind, DEFAULT_PREVIEW)
         failed = self.status == "failed"
         status = self.exit_status()
-        texts = [strip_root(value, self.root) for kind, value in wanted if kind == "text"]
+        texts = [strip_root(value, self.root) for kind, value in wanted if kind in ("text", "markdown")]
         code = self.raw_output.get("exit_code") if isinstance(self.raw_output, dict) else None
         if status and code is not None and texts and texts[-1].rstrip().endswith(f"Exit code: {code}"):
             status = ""  # the agent's own text says it
@@ -240,17 +246,18 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         text_index = 0
         for index, (kind, value) in enumerate(wanted):
             current = children[index] if index < len(children) else None
-            if kind == "text":
+            if kind in ("text", "markdown"):
                 text = texts[text_index]
                 text_index += 1
-                if isinstance(current, ToolOutput):
+                markdown = kind == "markdown"
+                if isinstance(current, ToolOutput) and current.markdown == markdown:
                     current.set_text(text, error=failed, status=status)
                     result.append(current)
                     continue
                 result.append(
                     ToolOutput(
                         text, preview_lines=max(preview, 8) if failed else preview, tail=tail,
-                        terminal=self.kind == "execute", error=failed, status=status,
+                        terminal=self.kind == "execute", error=failed, status=status, markdown=markdown,
                     )
                 )
                 continue

@@ -6,6 +6,10 @@ characters are shown: the *end* of the output for command output (where the exit
 errors are), else the start. The whole text is always one key away in the pager
 (`iac_tui.screens.pager`). `status` is a last line kept in view in every state (a command's exit
 status).
+
+Content that is Markdown (`is_markdown`: it opens with a code fence and ends with its closing
+fence, as Claude's adapter sends command output in ```` ```console ```` blocks) is rendered as
+Markdown; folded to its last lines, the fence those lines sit in is opened again above them.
 """
 
 from __future__ import annotations
@@ -18,11 +22,40 @@ from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.reactive import var
-from textual.widgets import Static
+from textual.widgets import Markdown, Static
 
 MAX_SHOWN_LINES = 500
 MAX_SHOWN_CHARS = 40_000
 FALLBACK_WIDTH = 100  # row estimates before the widget has a size
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def is_markdown(text: str) -> bool:
+    """True for tool content that is Markdown: it starts with a code fence (```` ``` ```` or
+    `~~~`, with or without a language) and ends with the fence that closes it. Plain output
+    that merely mentions a fence somewhere stays plain text."""
+    lines = text.strip().split("\n")
+    if len(lines) < 2:
+        return False
+    first, last = _FENCE.match(lines[0]), _FENCE.match(lines[-1])
+    return bool(first and last and last.group(2).strip() == "" and last.group(1)[0] == first.group(1)[0])
+
+
+def open_fence(lines: list[str]) -> str | None:
+    """The fence line still open after `lines` (None when every fence was closed)."""
+    opener: str | None = None
+    marker = ""
+    for line in lines:
+        m = _FENCE.match(line)
+        if m is None:
+            continue
+        if opener is None:
+            opener, marker = line, m.group(1)
+        elif m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker) and not m.group(2).strip():
+            opener = None
+    return opener
 
 
 def rows_of(line: str, width: int) -> int:
@@ -75,19 +108,24 @@ class ToolOutput(VerticalGroup):
         terminal: bool = False,
         error: bool = False,
         status: str = "",
+        markdown: bool = False,
     ) -> None:
         super().__init__()
         self.text = text
+        self.markdown = markdown
         self.preview_lines = preview_lines
         self.tail = tail
         self.terminal = terminal
         self.status = status
         self._width = 0
-        self.set_class(terminal, "-terminal")
+        self.set_class(terminal and not markdown, "-terminal")
         self.set_class(error, "-error")
+        self.set_class(markdown, "-markdown")
 
     def compose(self) -> ComposeResult:
         yield Static(classes="output-text", markup=False)
+        if self.markdown:
+            yield Markdown(classes="output-markdown")
         yield Static(classes="output-status", markup=False)
         yield Static(classes="output-more", markup=False)
 
@@ -174,8 +212,10 @@ class ToolOutput(VerticalGroup):
             where = "earlier" if self.tail else "more"
             note = f"▸ {_count(left_out, 'line', where + ' ')}, {_count(len(self.text), 'character')} in all (enter or click to show · p pager)"
         body = "\n".join(shown)
-        text_widget.display = bool(shown)
-        if self.terminal or "\x1b" in body:  # Textual would send escape sequences to the terminal raw
+        text_widget.display = bool(shown) and not self.markdown
+        if self.markdown:
+            self._render_markdown(lines, shown)
+        elif self.terminal or "\x1b" in body:  # Textual would send escape sequences to the terminal raw
             text_widget.update(Text.from_ansi(body, no_wrap=False))
         else:
             text_widget.update(marked(body))
@@ -184,6 +224,15 @@ class ToolOutput(VerticalGroup):
         status.display = bool(self.status)
         more.update(note)
         more.display = bool(note)
+
+    def _render_markdown(self, lines: list[str], shown: list[str]) -> None:
+        """Render `shown` (all of `lines`, or their first or last ones) as Markdown; the last
+        lines of a fenced block get their fence line back above them."""
+        start = len(lines) - len(shown) if self.tail else 0
+        reopened = open_fence(lines[:start]) if start > 0 else None
+        document = self.query_one(".output-markdown", Markdown)
+        document.display = bool(shown)
+        document.update("\n".join([reopened, *shown] if reopened else shown))
 
     def _unfolded(self, lines: list[str]) -> tuple[list[str], str]:
         """The unfolded view: everything, or its end (command output) or start, within the limits."""
