@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jsonschema
 
-from iac_code.iac.engine import Options, new_problems, validate
+from iac_code.iac.engine import Options, check, new_problems, validate
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "alicloud-network"
 SCHEMA = Path(__file__).with_name("sarif-schema-2.1.0.json")
@@ -97,17 +97,33 @@ def test_gitignored_files_are_skipped(tmp_path: Path) -> None:
     assert [d.rule for d in validate([tmp_path / "generated" / "bad.yaml"])] == ["yaml.duplicate-key"]
 
 
-def test_huge_binary_and_unparseable_files_give_diagnostics(tmp_path: Path) -> None:
+def test_huge_binary_and_unparseable_files_give_diagnostics_or_are_counted_as_skipped(tmp_path: Path) -> None:
     (tmp_path / "huge.yaml").write_text("a: 1\n" * (2 << 20))
     (tmp_path / "bin.tf").write_bytes(b"\x00\x01" * 100)
     (tmp_path / "deep.yaml").write_text("[" * 5000 + "]" * 5000 + "\n")
     (tmp_path / "deep.tf").write_text('locals {\n  a = ' + "[" * 3000 + "]" * 3000 + "\n}\n")
     (tmp_path / "tmpl.json").write_text('{"Resources": {"A": ')
-    found = {(d.file.name, d.rule) for d in validate([tmp_path], Options(terraform_cli=False))}
-    assert ("huge.yaml", "file.too-large") in found
+    outcome = check([tmp_path], Options(terraform_cli=False))
+    found = {(d.file.name, d.rule) for d in outcome.diagnostics}
     assert ("bin.tf", "file.binary") in found
     assert ("tmpl.json", "json.syntax") in found
     assert any(name == "deep.yaml" for name, _ in found)
+    assert [(s.file.name, s.reason) for s in outcome.skipped] == [("huge.yaml", "larger than 5 MiB (10,485,760 bytes)")]
+    assert [d.message for d in outcome.diagnostics if d.rule == "internal"] == ["the file nests too deeply to check"]
+
+
+def test_unreadable_file_is_an_error(tmp_path: Path, monkeypatch) -> None:
+    from iac_code.iac import discovery
+
+    (tmp_path / "main.tf").write_text('output "a" {\n  value = 1\n}\n')
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(discovery, "open", refuse, raising=False)
+    found = validate([tmp_path], Options(terraform_cli=False))
+    assert [(d.file.name, d.severity, d.rule, d.message) for d in found] == [
+        ("main.tf", "error", "file.unreadable", "cannot read the file: Permission denied")]
 
 
 def test_new_problems_are_only_those_the_edit_introduced(tmp_path: Path) -> None:

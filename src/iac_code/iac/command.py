@@ -1,7 +1,8 @@
 """`iac-code validate [PATH ...]`: run the engine and print the diagnostics.
 
-Exit status: 0 when there is no error (warnings allowed), 1 when there is at least one, 2 on bad
-usage (a PATH that does not exist, an unknown format or kind).
+Exit status: 0 when there is no error (warnings and files not checked allowed), 1 when there is
+at least one, 2 on bad usage (a PATH that does not exist, an unknown format or kind). The text
+format's summary (stderr) counts the files checked and names those not checked.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from iac_code.iac import report
-from iac_code.iac.engine import Options, validate
+from iac_code.iac.engine import Options, check
 
 FORMATS = ("text", "json", "sarif")
 
@@ -40,14 +41,17 @@ def run(
     base = first if first.is_dir() else first.parent
     options = Options(kind=kind, ignore=tuple(ignore), kubernetes_version=kubernetes_version,
                       terraform_validate=terraform_validate)
-    diags = validate(targets, options)
+    outcome = check(targets, options)
+    diags, skipped = outcome.diagnostics, outcome.skipped
     if output_format == "json":
-        out.write(report.as_json(diags, base))
+        out.write(report.as_json(diags, base, skipped, len(outcome.checked)))
     elif output_format == "sarif":
         from iac_code import __version__
 
-        out.write(report.sarif(diags, base, __version__))
+        out.write(report.sarif(diags, base, __version__, skipped))
     else:
         out.write(report.text(diags, base))
-        print(f"iac-code validate: {report.summary(diags)}", file=err)
+        if skipped:
+            print(f"iac-code validate: {report.not_checked(skipped, base)}", file=err)
+        print(f"iac-code validate: {report.summary(diags, skipped, len(outcome.checked))}", file=err)
     return 1 if any(d.severity == "error" for d in diags) else 0

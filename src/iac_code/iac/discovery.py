@@ -15,15 +15,27 @@ from pathlib import Path
 
 import pathspec
 
-from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.diagnostics import Diagnostic, Skipped, diag
+from iac_code.iac.rules import declare
 from iac_code.iac.terraform.module import tf_kind
+
+UNREADABLE = declare("file.unreadable", "error", "the file cannot be read", kind="file")
+BINARY = declare("file.binary", "error", "an IaC file that is binary data", kind="file")
+ENCODING = declare("file.encoding", "error", "an IaC file that is not valid UTF-8", kind="file")
+INTERNAL = declare("internal", "warning", "the validator itself failed on a file (please report it); the file is not fully checked",
+                   kind="file")
+
+
+def internal_error(path: Path, message: str) -> Diagnostic:
+    """The finding for a failure of the validator itself on `path`."""
+    return diag(INTERNAL, path, 1, 1, message)
 
 MAX_BYTES = 5 << 20
 SKIP_DIRS = {".git", ".terraform", ".terragrunt-cache", "node_modules", "__pycache__", ".venv"}
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json", ".template")
-_IAC_JSON = re.compile(rb'"(AWSTemplateFormatVersion|ROSTemplateFormatVersion|Resources|apiVersion)"\s*:')
-_HELM = re.compile(r"\{\{-?\s")
+_IAC_JSON = re.compile(rb'(?m)"(AWSTemplateFormatVersion|ROSTemplateFormatVersion|Resources|apiVersion)"\s*:'
+                       rb'|^(AWSTemplateFormatVersion|ROSTemplateFormatVersion|Resources)\s*:')  # or a YAML .template
 
 
 def candidate(path: Path) -> bool:
@@ -121,7 +133,7 @@ class Reader:
 
     def __init__(self, overlay: dict[Path, str | None] | None = None) -> None:
         self.overlay = dict(overlay or {})
-        self._texts: dict[Path, str | Diagnostic] = {}
+        self._texts: dict[Path, str | Diagnostic | Skipped] = {}
 
     def exists(self, path: Path) -> bool:
         """Whether `path` exists for this run (overlay first)."""
@@ -129,8 +141,9 @@ class Reader:
             return self.overlay[path] is not None
         return path.is_file()
 
-    def __call__(self, path: Path) -> str | Diagnostic:
-        """The text of `path`, or a diagnostic: too large, binary, not UTF-8, unreadable."""
+    def __call__(self, path: Path) -> str | Diagnostic | Skipped:
+        """The text of `path`; a diagnostic when it is binary, not UTF-8 or unreadable; a
+        `Skipped` when it is larger than `MAX_BYTES`."""
         if path in self.overlay and self.overlay[path] is not None:
             return self.overlay[path]  # type: ignore[return-value]
         if path not in self._texts:
@@ -138,21 +151,21 @@ class Reader:
         return self._texts[path]
 
 
-def _read(path: Path) -> str | Diagnostic:
+def _read(path: Path) -> str | Diagnostic | Skipped:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            return diag(path, 1, 1, "warning", "file.too-large", f"{size:,} bytes is more than the {MAX_BYTES >> 20} MiB validated; skipped")
+            return Skipped(path, f"larger than {MAX_BYTES >> 20} MiB ({size:,} bytes)")
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        return diag(path, 1, 1, "error", "file.unreadable", f"cannot read the file: {exc.strerror or exc}")
+        return diag(UNREADABLE, path, 1, 1, f"cannot read the file: {exc.strerror or exc}")
     if b"\x00" in data[:8192]:
-        return diag(path, 1, 1, "error", "file.binary", "the file is binary data, not text")
+        return diag(BINARY, path, 1, 1, "the file is binary data, not text")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return diag(path, line, col, "error", "file.encoding", f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})")
+        return diag(ENCODING, path, line, col, f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})")
     return text.removeprefix("\ufeff")

@@ -8,6 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.rules import declare
+
+SYNTAX = declare("json.syntax", "error", "JSON syntax error", kind="json", doc="Reported by the parser (the standard library's json).")
+DUPLICATE_KEY = declare("json.duplicate-key", "error", "a JSON object has the same key twice", kind="json", doc="""
+    The last value wins, silently; reported at the second occurrence.""")
 
 
 class _Dup(Exception):
@@ -30,14 +35,14 @@ def load_json(path: Path, text: str) -> tuple[Any, list[Diagnostic]]:
     try:
         value = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
-        return None, [diag(path, exc.lineno, exc.colno, "error", "json.syntax", f"JSON syntax error: {exc.msg}")]
+        return None, [diag(SYNTAX, path, exc.lineno, exc.colno, f"JSON syntax error: {exc.msg}")]
     except RecursionError:
-        return None, [diag(path, 1, 1, "error", "json.syntax", "JSON nests too deeply to parse")]
+        return None, [diag(SYNTAX, path, 1, 1, "JSON nests too deeply to parse")]
     out = []
     for key in dict.fromkeys(dups):
         hits = [m.start() for m in re.finditer(r'"' + re.escape(json.dumps(key)[1:-1]) + r'"\s*:', text)]
         pos = hits[1] if len(hits) > 1 else (hits[0] if hits else 0)
         line = text.count("\n", 0, pos) + 1
         col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        out.append(diag(path, line, col, "error", "json.duplicate-key", f'duplicate key "{key}" (the last value wins)'))
+        out.append(diag(DUPLICATE_KEY, path, line, col, f'duplicate key "{key}" (the last value wins)'))
     return value, out

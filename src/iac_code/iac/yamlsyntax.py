@@ -18,8 +18,23 @@ import yaml
 
 from iac_code.iac import cache
 from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.rules import declare
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SYNTAX = declare("yaml.syntax", "error", "YAML syntax error", kind="yaml", doc="""
+    Reported by the parser (PyYAML), at the opening quote or bracket when one is not closed.""")
+DUPLICATE_KEY = declare("yaml.duplicate-key", "error", "a YAML mapping has the same key twice", kind="yaml", doc="""
+    The last value wins in most readers, silently; Kubernetes and CloudFormation reject it.""")
+_RULES = {"yaml.syntax": SYNTAX, "yaml.duplicate-key": DUPLICATE_KEY}
+
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (libyaml when available), reading plain scalars such as `1e-05` as
+    floats the way Kubernetes, Helm and go-yaml do (YAML 1.1 wants a dot: PyYAML reads a string)."""
+
+
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$"),
+                              list("-+0123456789."))
 _constructor = yaml.constructor.SafeConstructor()
 
 
@@ -69,7 +84,7 @@ def load(path: Path, text: str) -> tuple[list[YamlDoc], list[Diagnostic]]:
     """Parse `text` (cached by content); returns the documents read before any syntax error and
     the diagnostics (file = `path`)."""
     parsed = cache.get_or_compute("yaml", text, lambda: _parse(text))
-    return parsed.docs, [diag(path, ln, col, "error", rule, msg) for ln, col, rule, msg in parsed.problems]
+    return parsed.docs, [diag(_RULES[rule], path, ln, col, msg) for ln, col, rule, msg in parsed.problems]
 
 
 def _parse(text: str) -> YamlFile:

@@ -3,8 +3,9 @@
 It reads files only (plus `terraform fmt -check` when Terraform is on PATH; never `terraform
 validate`, which starts provider plugins), so it is in the `read` category: allowed without
 asking inside the working directory. Rules silenced by `validate.ignore` in the config file stay
-silent here. The model gets one line per finding (`file:line:col severity rule message`, paths
-relative to the working directory), at most `MAX_SHOWN`.
+silent here. The model gets a summary (files checked; files not checked and why), then one
+line per finding (`file:line:col severity rule message`, paths relative to the working
+directory), at most `MAX_SHOWN`.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class ValidateTool(Tool[ValidateInput]):
         return [ctx.resolve(p) for p in params.paths or ["."]]
 
     async def run(self, params: ValidateInput, ctx: ToolContext) -> ToolResult:
-        from iac_code.iac.engine import config_options, validate  # on first use, not at start-up
+        from iac_code.iac.engine import check, config_options  # on first use, not at start-up
 
         targets = self.paths(params, ctx)
         missing = [shown(p, ctx.cwd) for p in targets if not p.exists()]
@@ -65,13 +66,14 @@ class ValidateTool(Tool[ValidateInput]):
         options = config_options(ctx.config_dir)
         options.kind = params.kind
 
-        def work(stop: object) -> list:
-            return validate(targets, options)
-
-        diags = await in_thread(work)
+        outcome = await in_thread(lambda stop: check(targets, options))
+        diags, skipped = outcome.diagnostics, outcome.skipped
         names = ", ".join(shown(p, ctx.cwd) for p in targets)
+        head = f"Validated {names}: {report.summary(diags, skipped, len(outcome.checked))}."
+        if skipped:
+            head += f"\n{report.not_checked(skipped, ctx.cwd)}."
         if not diags:
-            return ToolResult(output=f"Validated {names}: no problems found.")
+            return ToolResult(output=head)
         lines = report.text(diags[:MAX_SHOWN], ctx.cwd).rstrip("\n")
         more = f"\n[... and {len(diags) - MAX_SHOWN:,} more not shown]" if len(diags) > MAX_SHOWN else ""
-        return ToolResult(output=f"Validated {names}: {report.summary(diags)}.\n{lines}{more}")
+        return ToolResult(output=f"{head}\n{lines}{more}")

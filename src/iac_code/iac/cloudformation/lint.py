@@ -1,19 +1,24 @@
 """AWS CloudFormation templates, checked by cfn-lint through its Python API (offline specs).
 
-The project's own `.cfnlintrc` (and `~/.cfnlintrc`) is not read: it may name custom rule modules,
-which would run the project's code. Matches are deduplicated and mapped to `cfn.<rule id>`.
+The findings are cfn-lint's, as the family rule `cfn` (`cfn.E3002`, with cfn-lint's severity:
+E error, W warning, I info). Which cfn-lint rules run and for which regions is the target's
+`CfnOptions` (the project's `.cfnlintrc`, read by `cfnlintrc.py`, and `--ignore cfn.X`); cfn-lint
+is never given a configuration file, so it cannot load rule modules from the project.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from iac_code.iac import cache
-from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import rule
 
-REGIONS = ["us-east-1"]
+REGIONS = ("us-east-1",)
 _SEVERITY = {"error": "error", "warning": "warning", "informational": "info"}
 
 
@@ -29,17 +34,44 @@ def is_cloudformation(doc: Any) -> bool:
     return False
 
 
-def check(path: Path, text: str) -> list[Diagnostic]:
-    """cfn-lint's findings on the template `text` (the file is named `path` in them)."""
-    found = cache.get_or_compute("cfn", text, lambda: _lint(text))
-    return [diag(path, line, col, sev, rule, msg) for line, col, sev, rule, msg in found]
+@dataclass(frozen=True, slots=True)
+class CfnOptions:
+    """cfn-lint's settings: `regions`, rule id prefixes to skip (`ignore`) and to add
+    (`include`, e.g. I-rules, off by default)."""
+
+    regions: tuple[str, ...] = REGIONS
+    ignore: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
 
 
-def _lint(text: str) -> list[tuple[int, int, str, str, str]]:
+@dataclass(slots=True)
+class CfnTemplate:
+    """What the rules of kind `cloudformation` check: one template's `path` and `text`;
+    `duplicate_keys` when YAML already reported a duplicate key (cfn-lint's E0000 for it is
+    left out)."""
+
+    path: Path
+    text: str
+    options: CfnOptions = field(default_factory=CfnOptions)
+    duplicate_keys: bool = False
+
+
+@rule("cfn", "error", "a cfn-lint rule (E…: error, W…: warning, I…: info), e.g. cfn.E3002", kind="cloudformation", family=True)
+def cfn(t: CfnTemplate) -> Iterator[Diagnostic]:
+    """cfn-lint's rules, on its bundled resource specifications (no network)."""
+    key = f"{t.options!r}\0{t.text}"
+    for line, col, severity, rule_id, message in cache.get_or_compute("cfn", key, lambda: _lint(t.text, t.options)):
+        if t.duplicate_keys and rule_id == "cfn.E0000" and message.startswith("Duplicate"):
+            continue
+        yield Diagnostic(t.path, max(line, 1), max(col, 1), severity, rule_id, message)  # type: ignore[arg-type]
+
+
+def _lint(text: str, options: CfnOptions) -> list[tuple[int, int, str, str, str]]:
     from cfnlint.api import ManualArgs, lint
 
     try:
-        matches = lint(text, config=ManualArgs(regions=REGIONS, config_file=os.devnull))
+        matches = lint(text, config=ManualArgs(regions=list(options.regions), ignore_checks=list(options.ignore),
+                                               include_checks=list(options.include), config_file=os.devnull))
     except Exception as exc:  # noqa: BLE001 - a linter crash must not stop the other checks
         return [(1, 1, "warning", "cfn.E0000", f"cfn-lint could not check this template: {exc}")]
     seen, out = set(), []
@@ -48,5 +80,6 @@ def _lint(text: str) -> list[tuple[int, int, str, str, str]]:
         if key in seen:
             continue
         seen.add(key)
+        cfn.descriptions.setdefault(f"cfn.{m.rule.id}", m.rule.shortdesc)
         out.append((m.linenumber, m.columnnumber, _SEVERITY.get(m.rule.severity, "warning"), f"cfn.{m.rule.id}", m.message))
     return out

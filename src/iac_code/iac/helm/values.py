@@ -12,10 +12,13 @@ import difflib
 import json
 import re
 import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.rules import rule
 from iac_code.iac.yamlsyntax import PosDict, locate
 
 _REF = re.compile(r"\.Values((?:\.[A-Za-z_][\w]*)+)")
@@ -27,15 +30,31 @@ def chart_of(path: Path) -> Path | None:
     return path.parent if (path.parent / "Chart.yaml").is_file() and path.name.startswith("values") else None
 
 
-def check_values(path: Path, values: Any, read) -> list[Diagnostic]:
-    """Checks of a chart's values file `path` (parsed as `values`); `read(path) -> str | Diagnostic`."""
-    chart = chart_of(path)
-    if chart is None or not isinstance(values, PosDict):
-        return []
-    out = _schema(path, chart, values)
-    if path.name in ("values.yaml", "values.yml"):
-        out += _typos(path, chart, values, read)
-    return out
+@dataclass(slots=True)
+class HelmValues:
+    """What the rules of kind `helm` check: a chart's values file `path` (parsed as `values`),
+    its `chart` directory, and `read(path) -> str | Diagnostic` for the templates."""
+
+    path: Path
+    values: PosDict
+    chart: Path
+    read: Callable[[Path], Any]
+
+
+@rule("helm.values-schema", "error", "a chart's values file that does not match its values.schema.json", kind="helm")
+def values_schema(v: HelmValues) -> Iterator[Diagnostic]:
+    """Helm validates values against the chart's `values.schema.json` (JSON Schema) before it
+    renders; so does this rule, offline, for `values*.yaml` files beside `Chart.yaml`."""
+    yield from _schema(v.path, v.chart, v.values)
+
+
+@rule("helm.undefined-value", "warning", "a `.Values` path a template reads that values.yaml spells differently (or the reverse)",
+      kind="helm")
+def undefined_value(v: HelmValues) -> Iterator[Diagnostic]:
+    """Close spellings between the keys `values.yaml` defines and the `.Values.a.b` paths the
+    chart's `templates/` read (a warning: a template may read an optional key with `default`)."""
+    if v.path.name in ("values.yaml", "values.yml"):
+        yield from _typos(v.path, v.chart, v.values, v.read)
 
 
 def _schema(path: Path, chart: Path, values: PosDict) -> list[Diagnostic]:
@@ -51,12 +70,12 @@ def _schema(path: Path, chart: Path, values: PosDict) -> list[Diagnostic]:
             validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)(schema)
         errors = list(validator.iter_errors(values))
     except Exception as exc:  # noqa: BLE001 - a broken schema is the chart's problem, reported once
-        return [diag(schema_file, 1, 1, "warning", "helm.values-schema", f"values.schema.json cannot be used: {exc}")]
+        return [diag(values_schema, schema_file, 1, 1, f"values.schema.json cannot be used: {exc}")]
     out = []
     for err in errors[:100]:
         pos, _, _ = locate(values, err.absolute_path)
         where = ".".join(str(k) for k in err.absolute_path) or "(top level)"
-        out.append(diag(path, pos[0], pos[1], "error", "helm.values-schema", f"{where}: {err.message[:300]}"))
+        out.append(diag(values_schema, path, pos[0], pos[1], f"{where}: {err.message[:300]}"))
     return out
 
 
@@ -83,7 +102,7 @@ def _typos(path: Path, chart: Path, values: PosDict, read) -> list[Diagnostic]:
             if key not in node:
                 close = difflib.get_close_matches(key, [str(k) for k in node], n=1, cutoff=0.8)
                 if close and ref[:depth] + (close[0],) not in prefixes:
-                    out.append(diag(f, line, col, "warning", "helm.undefined-value",
+                    out.append(diag(undefined_value, f, line, col,
                                     f'.Values.{".".join(ref)}: values.yaml has no "{key}" here (did you mean "{close[0]}"?)'))
                 break
             node = node[key]
@@ -101,5 +120,5 @@ def _unused(path: Path, node: PosDict, at: tuple[str, ...], prefixes: set, out: 
             continue
         close = difflib.get_close_matches(str(key), [s for s in siblings if s not in node], n=1, cutoff=0.8)
         if close:
-            out.append(diag(path, *node.pos(key), "warning", "helm.undefined-value",
+            out.append(diag(undefined_value, path, *node.pos(key),
                             f'"{".".join(here)}" is not read by any template, which read "{".".join((*at, close[0]))}" (a typo?)'))

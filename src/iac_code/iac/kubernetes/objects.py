@@ -7,10 +7,13 @@ that match no pod of the same file (a warning: the pods may live elsewhere).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.kubernetes.schema import Manifests
+from iac_code.iac.rules import rule
 from iac_code.iac.yamlsyntax import PosDict, PosList
 
 WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"}
@@ -28,129 +31,150 @@ DNS_1035_KINDS = {"Service"}
 SUBDOMAIN_EXEMPT = {"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}  # path segment names
 
 
-def check_object(path: Path, doc: PosDict) -> list[Diagnostic]:
-    """Checks of one object (see the module docstring)."""
-    out: list[Diagnostic] = []
-    kind = doc.get("kind")
-    meta = doc.get("metadata")
-    if isinstance(meta, PosDict):
-        name = meta.get("name")
-        if isinstance(name, str) and kind not in SUBDOMAIN_EXEMPT:
-            rule_re, what = (_LABEL_1035, "a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, at most 63)") \
-                if kind in DNS_1035_KINDS else (_SUBDOMAIN, "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253)")
-            limit = 63 if kind in DNS_1035_KINDS else 253
-            if not rule_re.match(name) or len(name) > limit:
-                out.append(diag(path, *meta.pos("name"), "error", "k8s.name", f'metadata.name "{name}" must be {what}'))
-        _labels(path, meta.get("labels"), "metadata.labels", out)
-    spec = doc.get("spec")
-    if not isinstance(spec, PosDict):
-        return out
-    template = spec.get("template") if kind in POD_TEMPLATES else (spec if kind == "Pod" else None)
-    pod_spec = template.get("spec") if kind in POD_TEMPLATES and isinstance(template, PosDict) else (spec if kind == "Pod" else None)
-    if kind in WORKLOADS and isinstance(template, PosDict):
-        selector = spec.get("selector")
-        match = selector.get("matchLabels") if isinstance(selector, PosDict) else None
-        tmeta = template.get("metadata")
-        labels = tmeta.get("labels") if isinstance(tmeta, PosDict) else None
-        if isinstance(match, PosDict):
-            _labels(path, match, "spec.selector.matchLabels", out)
-            for key, value in match.items():
-                if not isinstance(labels, dict) or labels.get(key) != value:
-                    out.append(diag(path, *match.pos(key), "error", "k8s.selector-mismatch",
-                                    f'spec.selector.matchLabels {key}={value} does not match the pod template\'s labels'
-                                    f' ({_show(labels)}): the {kind} would select no pod it creates'))
-        if isinstance(tmeta, PosDict):
-            _labels(path, labels, "spec.template.metadata.labels", out)
-    if isinstance(pod_spec, PosDict):
-        for key in ("containers", "initContainers"):
-            containers = pod_spec.get(key)
-            if isinstance(containers, PosList):
-                _containers(path, key, containers, out)
-    if kind == "Service":
-        _service_ports(path, spec, out)
-    return out
-
-
 def _show(labels: Any) -> str:
     return ", ".join(f"{k}={v}" for k, v in labels.items()) if isinstance(labels, dict) and labels else "none"
 
 
-def _labels(path: Path, labels: Any, where: str, out: list[Diagnostic]) -> None:
+def _pod_spec(doc: PosDict) -> PosDict | None:
+    kind, spec = doc.get("kind"), doc.get("spec")
+    if not isinstance(spec, PosDict):
+        return None
+    if kind == "Pod":
+        return spec
+    template = spec.get("template") if kind in POD_TEMPLATES else None
+    pod = template.get("spec") if isinstance(template, PosDict) else None
+    return pod if isinstance(pod, PosDict) else None
+
+
+def _containers(doc: PosDict) -> Iterator[tuple[str, PosDict]]:
+    pod = _pod_spec(doc)
+    for key in ("containers", "initContainers") if pod is not None else ():
+        for c in pod.get(key) if isinstance(pod.get(key), PosList) else ():
+            if isinstance(c, PosDict):
+                yield key, c
+
+
+def _template_labels(doc: PosDict) -> tuple[PosDict | None, Any, PosDict | None]:
+    """(spec.selector.matchLabels, pod template labels, pod template metadata) of a workload."""
+    spec = doc.get("spec")
+    template = spec.get("template") if isinstance(spec, PosDict) and doc.get("kind") in WORKLOADS else None
+    if not isinstance(template, PosDict):
+        return None, None, None
+    selector = spec.get("selector")
+    match = selector.get("matchLabels") if isinstance(selector, PosDict) else None
+    tmeta = template.get("metadata")
+    labels = tmeta.get("labels") if isinstance(tmeta, PosDict) else None
+    return (match if isinstance(match, PosDict) else None), labels, (tmeta if isinstance(tmeta, PosDict) else None)
+
+
+@rule("k8s.name", "error", "a metadata, container or port name Kubernetes rejects (DNS-1123/1035 rules)", kind="kubernetes")
+def name(m: Manifests) -> Iterator[Diagnostic]:
+    """metadata.name: a DNS-1123 subdomain (a DNS-1035 label for Services; RBAC objects are
+    exempt); container names: DNS-1123 labels; container port names: at most 15 characters with
+    a letter; Service port names: DNS-1123 labels."""
+    for doc in m.objects:
+        kind, meta = doc.get("kind"), doc.get("metadata")
+        value = meta.get("name") if isinstance(meta, PosDict) else None
+        if isinstance(value, str) and kind not in SUBDOMAIN_EXEMPT:
+            pattern, what, limit = (_LABEL_1035, "a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, at most 63)", 63) \
+                if kind in DNS_1035_KINDS else (_SUBDOMAIN, "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253)", 253)
+            if not pattern.match(value) or len(value) > limit:
+                yield diag(name, m.path, *meta.pos("name"), f'metadata.name "{value}" must be {what}')
+        for key, c in _containers(doc):
+            cname = c.get("name")
+            if isinstance(cname, str) and (not _LABEL_1123.match(cname) or len(cname) > 63):
+                yield diag(name, m.path, *c.pos("name"), f'{key} name "{cname}" must be a DNS-1123 label (lowercase letters, digits and "-")')
+            for port in c.get("ports") if isinstance(c.get("ports"), PosList) else ():
+                pname = port.get("name") if isinstance(port, PosDict) else None
+                if isinstance(pname, str) and (not _PORT_NAME.match(pname) or len(pname) > 15 or not re.search("[a-z]", pname)):
+                    yield diag(name, m.path, *port.pos("name"),
+                               f'port name "{pname}" must be at most 15 lowercase letters, digits and "-", with a letter')
+        spec = doc.get("spec")
+        ports = spec.get("ports") if kind == "Service" and isinstance(spec, PosDict) else None
+        for port in ports if isinstance(ports, PosList) else ():
+            pname = port.get("name") if isinstance(port, PosDict) else None
+            if isinstance(pname, str) and (not _LABEL_1123.match(pname) or len(pname) > 63):
+                yield diag(name, m.path, *port.pos("name"), f'Service port name "{pname}" must be a DNS-1123 label (lowercase letters, digits and "-")')
+
+
+def _bad_labels(m: Manifests, labels: Any, where: str) -> Iterator[Diagnostic]:
     if not isinstance(labels, PosDict):
         return
     for key, value in labels.items():
-        name = str(key).rsplit("/", 1)[-1]
-        if not _LABEL_NAME.match(name) or len(name) > 63:
-            out.append(diag(path, *labels.pos(key), "error", "k8s.label", f'{where}: "{key}" is not a valid label key'))
+        last = str(key).rsplit("/", 1)[-1]
+        if not _LABEL_NAME.match(last) or len(last) > 63:
+            yield diag(label, m.path, *labels.pos(key), f'{where}: "{key}" is not a valid label key')
         if isinstance(value, str) and (not _LABEL_VALUE.match(value) or len(value) > 63):  # non-strings: k8s.schema
-            out.append(diag(path, *labels.pos(key), "error", "k8s.label",
-                            f'{where}.{key}: "{value}" is not a valid label value (letters, digits, "-", "_", ".", at most 63)'))
+            yield diag(label, m.path, *labels.pos(key),
+                       f'{where}.{key}: "{value}" is not a valid label value (letters, digits, "-", "_", ".", at most 63)')
 
 
-def _containers(path: Path, key: str, containers: PosList, out: list[Diagnostic]) -> None:
-    for c, pos in zip(containers, containers.item_pos):
-        if not isinstance(c, PosDict):
-            continue
-        name = c.get("name")
-        if isinstance(name, str) and (not _LABEL_1123.match(name) or len(name) > 63):
-            out.append(diag(path, *c.pos("name"), "error", "k8s.name", f'{key} name "{name}" must be a DNS-1123 label (lowercase letters, digits and "-")'))
-        ports = c.get("ports")
-        if isinstance(ports, PosList):
-            for p in ports:
-                if isinstance(p, PosDict) and isinstance(p.get("name"), str):
-                    _port_name(path, p, out)
-        res = c.get("resources")
-        if isinstance(res, PosDict):
-            _resources(path, res, out)
+@rule("k8s.label", "error", "a label key or value Kubernetes rejects", kind="kubernetes")
+def label(m: Manifests) -> Iterator[Diagnostic]:
+    """Label keys: an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_`
+    and `.`, starting and ending alphanumeric; values: the same, or empty."""
+    for doc in m.objects:
+        meta = doc.get("metadata")
+        if isinstance(meta, PosDict):
+            yield from _bad_labels(m, meta.get("labels"), "metadata.labels")
+        match, labels, tmeta = _template_labels(doc)
+        yield from _bad_labels(m, match, "spec.selector.matchLabels")
+        if tmeta is not None:
+            yield from _bad_labels(m, labels, "spec.template.metadata.labels")
 
 
-def _port_name(path: Path, port: PosDict, out: list[Diagnostic]) -> None:
-    name = port["name"]
-    if not _PORT_NAME.match(name) or len(name) > 15 or not re.search("[a-z]", name):
-        out.append(diag(path, *port.pos("name"), "error", "k8s.name",
-                        f'port name "{name}" must be at most 15 lowercase letters, digits and "-", with a letter'))
-
-
-def _resources(path: Path, res: PosDict, out: list[Diagnostic]) -> None:
-    parsed: dict[tuple[str, str], float] = {}
-    for section in ("requests", "limits"):
-        values = res.get(section)
-        if not isinstance(values, PosDict):
-            continue
-        for name, value in values.items():
-            text = str(value)
-            m = _QUANTITY.match(text)
-            if not m:
-                out.append(diag(path, *values.pos(name), "error", "k8s.quantity",
-                                f'resources.{section}.{name}: "{text}" is not a quantity (e.g. 500m, 0.5, 256Mi, 1Gi)'))
+@rule("k8s.quantity", "error", "a resource quantity that does not parse, or a request above its limit", kind="kubernetes")
+def quantity(m: Manifests) -> Iterator[Diagnostic]:
+    """Containers' `resources.requests`/`limits`: quantities such as 500m, 0.5, 256Mi, 1Gi, 1e3;
+    a request above the limit of the same resource is rejected by the API server."""
+    for doc in m.objects:
+        for _, c in _containers(doc):
+            res = c.get("resources")
+            if not isinstance(res, PosDict):
                 continue
-            suffix = m.group(3) or ""
-            if suffix in _SUFFIX:
-                parsed[(section, name)] = float(text[: len(text) - len(suffix)]) * _SUFFIX[suffix]
-            else:
-                parsed[(section, name)] = float(text)
-    limits = res.get("limits")
-    for (section, name), request in list(parsed.items()):
-        limit = parsed.get(("limits", name))
-        if section == "requests" and limit is not None and request > limit and isinstance(limits, PosDict):
-            out.append(diag(path, *res["requests"].pos(name), "error", "k8s.quantity",
-                            f"resources.requests.{name} ({res['requests'][name]}) is above resources.limits.{name} ({limits[name]})"))
+            parsed: dict[tuple[str, str], float] = {}
+            for section in ("requests", "limits"):
+                values = res.get(section)
+                for key, value in values.items() if isinstance(values, PosDict) else ():
+                    text = str(value)
+                    q = _QUANTITY.match(text)
+                    if not q:
+                        yield diag(quantity, m.path, *values.pos(key),
+                                   f'resources.{section}.{key}: "{text}" is not a quantity (e.g. 500m, 0.5, 256Mi, 1Gi)')
+                        continue
+                    suffix = q.group(3) or ""
+                    parsed[(section, key)] = float(text[: len(text) - len(suffix)]) * _SUFFIX[suffix] if suffix in _SUFFIX else float(text)
+            limits = res.get("limits")
+            for (section, key), request in parsed.items():
+                limit = parsed.get(("limits", key))
+                if section == "requests" and limit is not None and request > limit and isinstance(limits, PosDict):
+                    yield diag(quantity, m.path, *res["requests"].pos(key),
+                               f"resources.requests.{key} ({res['requests'][key]}) is above resources.limits.{key} ({limits[key]})")
 
 
-def _service_ports(path: Path, spec: PosDict, out: list[Diagnostic]) -> None:
-    """Service port names are DNS-1123 labels (up to 63), unlike container port names."""
-    ports = spec.get("ports")
-    if isinstance(ports, PosList):
-        for p in ports:
-            name = p.get("name") if isinstance(p, PosDict) else None
-            if isinstance(name, str) and (not _LABEL_1123.match(name) or len(name) > 63):
-                out.append(diag(path, *p.pos("name"), "error", "k8s.name",
-                                f'Service port name "{name}" must be a DNS-1123 label (lowercase letters, digits and "-")'))
+@rule("k8s.selector-mismatch", "error", "a workload selector that does not match its pod template's labels", kind="kubernetes")
+def selector_mismatch(m: Manifests) -> Iterator[Diagnostic]:
+    """Deployments, StatefulSets, DaemonSets and ReplicaSets: the API server rejects a
+    `spec.selector.matchLabels` the pod template's labels do not carry."""
+    for doc in m.objects:
+        match, labels, _ = _template_labels(doc)
+        for key, value in match.items() if match is not None else ():
+            if not isinstance(labels, dict) or labels.get(key) != value:
+                yield diag(selector_mismatch, m.path, *match.pos(key),
+                           f"spec.selector.matchLabels {key}={value} does not match the pod template's labels"
+                           f" ({_show(labels)}): the {doc.get('kind')} would select no pod it creates")
+
+
+@rule("k8s.service-selector", "warning", "a Service selector or named targetPort matching no pod of the same file", kind="kubernetes")
+def service_selector(m: Manifests) -> Iterator[Diagnostic]:
+    """Services of a file whose selector or named targetPort matches no pod template of a
+    workload in the same file and namespace (a warning: the pods may live elsewhere; only
+    when the file has workloads)."""
+    yield from cross_checks(m.path, m.objects)
 
 
 def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:
-    """Services of a file whose selector or named targetPort matches no pod template of a
-    workload in the same file and namespace (warnings; only when the file has workloads)."""
+    """`service_selector`'s findings in the objects `docs` of `path`."""
     out: list[Diagnostic] = []
     pods = []
     for d in docs:
@@ -170,7 +194,7 @@ def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:
                     and all(p[1].get(k) == v for k, v in selector.items())]
         if not matching:
             line, col = spec.pos("selector")
-            out.append(diag(path, line, col, "warning", "k8s.service-selector",
+            out.append(diag(service_selector, path, line, col,
                             f"the Service selector ({_show(selector)}) matches no pod template in this file"))
             continue
         names = {p.get("name") for _, _, ps in matching for c in (ps.get("containers") or []) if isinstance(c, dict)
@@ -178,7 +202,7 @@ def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:
         for port in spec.get("ports") or []:
             target = port.get("targetPort") if isinstance(port, PosDict) else None
             if isinstance(target, str) and target not in names:
-                out.append(diag(path, *port.pos("targetPort"), "warning", "k8s.service-selector",
+                out.append(diag(service_selector, path, *port.pos("targetPort"),
                                 f'targetPort "{target}" is not the name of a container port of the selected pods'))
     return out
 

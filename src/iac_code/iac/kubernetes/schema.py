@@ -2,18 +2,22 @@
 kubernetes-validate (offline), all errors per object rather than the first.
 
 The target version is `DEFAULT_VERSION` unless configured (clamped to the bundled 1.25-1.37).
-Kinds without a bundled schema (CRDs) are reported once as `k8s.unknown-kind` (info).
+Kinds without a bundled schema (CRDs) are reported once as `k8s.unknown-kind` (info). The
+rules of what the API server enforces beyond the schemas are in `objects.py`.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.rules import rule
 from iac_code.iac.yamlsyntax import PosDict, locate
 
 DEFAULT_VERSION = "1.33"
@@ -95,43 +99,100 @@ def _definitions(directory: str, version: str) -> Any:
     return schema_contents(f"{directory}/_definitions.json", version)
 
 
-def check(path: Path, doc: PosDict, version: str | None = None) -> list[Diagnostic]:
-    """Structure and schema errors of one object (a document of a manifest file)."""
-    out: list[Diagnostic] = []
-    kind, api = doc.get("kind"), doc.get("apiVersion")
-    if not isinstance(kind, str) or not isinstance(api, str):
-        missing = "kind" if not isinstance(kind, str) else "apiVersion"
-        out.append(diag(path, doc.line, doc.column, "error", "k8s.structure", f"the object has no {missing}"))
-        return out
-    target = clamp_version(version)
-    validator = _validator(target, kind, api)
-    if validator is None:
-        served = _served(target)
-        group = api.split("/")[0] if "/" in api else ""
-        if kind in served and (group in BUILTIN_GROUPS or group == "extensions"):  # not Knative's Service
-            line, col = doc.pos("apiVersion")
-            out.append(diag(path, line, col, "error", "k8s.api-version",
-                            f"Kubernetes {target} serves {kind} as {' or '.join(sorted(served[kind]))}, not {api}"))
-        elif group in BUILTIN_GROUPS and kind not in NOT_API_KINDS and (
+@dataclass(slots=True)
+class Manifests:
+    """What the rules of kind `kubernetes` check: the objects (documents) of one manifest file
+    at `path`, for Kubernetes `version` (None: `DEFAULT_VERSION`). Partial objects (patches)
+    are not among them."""
+
+    path: Path
+    objects: list[PosDict]
+    version: str | None = None
+
+    @property
+    def target(self) -> str:
+        """The bundled Kubernetes minor version the objects are checked against."""
+        return clamp_version(self.version)
+
+
+def _typed(m: Manifests) -> Iterator[tuple[PosDict, str, str]]:
+    """(object, kind, apiVersion) of the objects that have both."""
+    for doc in m.objects:
+        kind, api = doc.get("kind"), doc.get("apiVersion")
+        if isinstance(kind, str) and isinstance(api, str):
+            yield doc, kind, api
+
+
+def _unschematized(m: Manifests) -> Iterator[tuple[PosDict, str, str, str]]:
+    """(object, kind, apiVersion, group) of the objects with no bundled schema."""
+    for doc, kind, api in _typed(m):
+        if _validator(m.target, kind, api) is None:
+            yield doc, kind, api, api.split("/")[0] if "/" in api else ""
+
+
+@rule("k8s.structure", "error", "a manifest document without `apiVersion`/`kind`/`metadata.name`", kind="kubernetes")
+def structure(m: Manifests) -> Iterator[Diagnostic]:
+    """Every object has `apiVersion` and `kind`, and (but lists) `metadata.name` or
+    `metadata.generateName`."""
+    for doc in m.objects:
+        kind, api = doc.get("kind"), doc.get("apiVersion")
+        if not isinstance(kind, str) or not isinstance(api, str):
+            yield diag(structure, m.path, doc.line, doc.column, f"the object has no {'kind' if not isinstance(kind, str) else 'apiVersion'}")
+            continue
+        meta = doc.get("metadata")
+        if _validator(m.target, kind, api) is not None and not kind.endswith("List") and not (
+                isinstance(meta, dict) and (meta.get("name") or meta.get("generateName"))):
+            line, col = doc.pos("metadata") if "metadata" in doc else (doc.line, doc.column)
+            yield diag(structure, m.path, line, col, f"the {kind} has no metadata.name")
+
+
+@rule("k8s.schema", "error", "a Kubernetes object that does not match its schema (kubernetes-validate)", kind="kubernetes")
+def schema(m: Manifests) -> Iterator[Diagnostic]:
+    """Every error of the object against the strict JSON schema of its kind and apiVersion
+    bundled with kubernetes-validate (unknown fields included), not only the first."""
+    for doc, kind, api in _typed(m):
+        validator = _validator(m.target, kind, api)
+        seen = set()
+        for err in validator.iter_errors(doc) if validator is not None else ():
+            for line, col, message in _describe(doc, err):
+                if (line, message) not in seen:
+                    seen.add((line, message))
+                    yield diag(schema, m.path, line, col, message)
+
+
+@rule("k8s.api-version", "error", "a built-in kind under an apiVersion this Kubernetes version does not serve (e.g. extensions/v1beta1)",
+      kind="kubernetes")
+def api_version(m: Manifests) -> Iterator[Diagnostic]:
+    """The kinds each built-in API group serves in the target version (its definitions'
+    group-version-kinds); Knative's `Service` and other groups' kinds are not built-in ones."""
+    served = _served(m.target)
+    for doc, kind, api, group in _unschematized(m):
+        if kind in served and (group in BUILTIN_GROUPS or group == "extensions"):
+            yield diag(api_version, m.path, *doc.pos("apiVersion"),
+                       f"Kubernetes {m.target} serves {kind} as {' or '.join(sorted(served[kind]))}, not {api}")
+
+
+@rule("k8s.kind", "error", "a kind that a built-in API group does not have (a misspelt kind)", kind="kubernetes")
+def kind_(m: Manifests) -> Iterator[Diagnostic]:
+    """A kind in a built-in group close to one it has (kubeconfig's `Config`, `List` and other
+    files that are not API objects are left alone)."""
+    served = _served(m.target)
+    for doc, kind, api, group in _unschematized(m):
+        if kind not in served and group in BUILTIN_GROUPS and kind not in NOT_API_KINDS and (
                 close := difflib.get_close_matches(kind, list(served), n=1, cutoff=0.85)):
-            line, col = doc.pos("kind")  # only a likely typo: kubeconfig's Config or a List are not API objects
-            out.append(diag(path, line, col, "error", "k8s.kind", f'Kubernetes has no kind {kind} in {api} (did you mean "{close[0]}"?)'))
-        else:
-            line, col = doc.pos("kind")
-            out.append(diag(path, line, col, "info", "k8s.unknown-kind",
-                            f"no bundled schema for {kind} ({api}); not checked (a custom resource?)"))
-        return out
-    meta = doc.get("metadata")
-    if not kind.endswith("List") and not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName"))):
-        line, col = doc.pos("metadata") if "metadata" in doc else (doc.line, doc.column)
-        out.append(diag(path, line, col, "error", "k8s.structure", f"the {kind} has no metadata.name"))
-    seen = set()
-    for err in validator.iter_errors(doc):
-        for line, col, message in _describe(doc, err):
-            if (line, message) not in seen:
-                seen.add((line, message))
-                out.append(diag(path, line, col, "error", "k8s.schema", message))
-    return out
+            yield diag(kind_, m.path, *doc.pos("kind"), f'Kubernetes has no kind {kind} in {api} (did you mean "{close[0]}"?)')
+
+
+@rule("k8s.unknown-kind", "info", "a kind with no bundled schema (a CRD): not checked against a schema", kind="kubernetes")
+def unknown_kind(m: Manifests) -> Iterator[Diagnostic]:
+    """Custom resources and kinds of other tools: their names and labels are checked, not
+    their fields."""
+    served = _served(m.target)
+    for doc, kind, api, group in _unschematized(m):
+        known = kind in served and (group in BUILTIN_GROUPS or group == "extensions")
+        typo = group in BUILTIN_GROUPS and kind not in NOT_API_KINDS and difflib.get_close_matches(kind, list(served), n=1, cutoff=0.85)
+        if not known and not typo:
+            yield diag(unknown_kind, m.path, *doc.pos("kind"), f"no bundled schema for {kind} ({api}); not checked (a custom resource?)")
 
 
 def _describe(doc: PosDict, err) -> list[tuple[int, int, str]]:

@@ -17,7 +17,16 @@ import subprocess
 from pathlib import Path
 
 from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.rules import declare
 
+FMT = declare("terraform.fmt", "warning", "`terraform fmt -check` would reformat the file (needs terraform on PATH)", kind="terraform", doc="""
+    Reported by `terraform fmt -check -diff` (or `tofu`), which the engine runs on batches of
+    files of many modules while the other rules run.""")
+VALIDATE = declare("terraform.validate", "error", "`terraform validate` (needs terraform on PATH and an initialised directory)",
+                   kind="terraform", doc="""
+    `terraform validate -json` in directories `terraform init` has initialised, only with
+    `--terraform-validate`: it starts the provider plugins under `.terraform/`.""")
+VALIDATE_WARNING = declare("terraform.validate-warning", "warning", "a warning of `terraform validate` (deprecations, ...)", kind="terraform")
 TIMEOUT_S = 60
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
 
@@ -102,7 +111,7 @@ def fmt_finish(started: Fmt) -> list[Diagnostic]:
         elif current is not None and line is None and (m := _HUNK.match(text)):
             line = int(m.group(1))
         elif current is not None and line is not None and text[:1] in ("-", "+"):
-            out.append(diag(current, line, 1, "warning", "terraform.fmt",
+            out.append(diag(FMT, current, line, 1,
                             "not in canonical format: `terraform fmt` would change this line"))
             current = None
         elif current is not None and line is not None and text.startswith(" "):
@@ -111,8 +120,22 @@ def fmt_finish(started: Fmt) -> list[Diagnostic]:
     lines = {text.strip() for text in stdout.splitlines()}
     for f in targets:
         if f not in listed and ({_rel(f, directory), str(f)} & lines or (f.name in lines and names.count(f.name) == 1)):
-            out.append(diag(f, 1, 1, "warning", "terraform.fmt", "not in canonical format (`terraform fmt`)"))
+            out.append(diag(FMT, f, 1, 1, "not in canonical format (`terraform fmt`)"))
     return out
+
+
+def accepts(text: str) -> bool | None:
+    """Whether `terraform fmt -` (or tofu's) parses `text` (None: no binary, or it did not run):
+    a syntax error of our parser that Terraform accepts is not an error."""
+    exe = binary()
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, "fmt", "-no-color", "-"], input=text.encode("utf-8"), capture_output=True,
+                              timeout=TIMEOUT_S, env=_env(), check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.returncode == 0
 
 
 def validate(directory: Path) -> list[Diagnostic]:
@@ -131,7 +154,6 @@ def validate(directory: Path) -> list[Diagnostic]:
         rng = d.get("range") or {}
         start = rng.get("start") or {}
         file = directory / rng["filename"] if rng.get("filename") else directory
-        sev = "error" if d.get("severity") == "error" else "warning"
         message = d.get("summary", "") + (f": {d['detail']}" if d.get("detail") else "")
-        out.append(diag(file, start.get("line", 1), start.get("column", 1), sev, "terraform.validate", message))
+        out.append(diag(VALIDATE if d.get("severity") == "error" else VALIDATE_WARNING, file, start.get("line", 1), start.get("column", 1), message))
     return out

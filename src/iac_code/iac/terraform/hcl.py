@@ -1,6 +1,7 @@
 """HCL files as a small model: blocks, attributes, and the references in their expressions.
 
-Parsing is python-hcl2's Lark parser (`hcl2.parses_to_tree`, positions 1-based). The model keeps
+Parsing is python-hcl2's Lark grammar (positions 1-based) with one fix Terraform needs (see
+`_parser`). The model keeps
 the Lark expression trees so the checks can find references and `evaluate.py` can evaluate
 literals. A syntax error becomes an `HclSyntaxError` whose position is refined by a bracket and
 indentation scan (Lark reports where it got stuck, which for a missing `}` is often the end of
@@ -9,11 +10,12 @@ the file).
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import hcl2
-from lark import Token, Tree
+from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
 
@@ -62,10 +64,53 @@ class HclSyntaxError(Exception):
         self.message, self.line, self.column = message, line, column
 
 
+# Operators a newline may precede (the line continues): python-hcl2's list, plus `=>` of a `for`
+# object expression, which Terraform accepts after a newline (`{ for k, v in x : k\n => v }`) and
+# python-hcl2 8.1 rejects.
+_CONTINUED = frozenset({"DOUBLE_EQ", "NEQ", "LT", "GT", "LEQ", "GEQ", "ASTERISK", "SLASH", "PERCENT", "DOUBLE_AMP",
+                        "DOUBLE_PIPE", "PLUS", "QMARK", "FOR_OBJECT_ARROW"})
+
+
+class _PostLexer:
+    """python-hcl2's post-lexer pass (a newline before a binary operator joins the operator's
+    token: the LALR grammar cannot tell it from a statement's end), with `_CONTINUED`."""
+
+    always_accept: tuple[str, ...] = ()
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        pending: Token | None = None
+        for token in stream:
+            if token.type == "NL_OR_COMMENT":
+                if pending is not None:
+                    yield pending
+                pending = token
+                continue
+            if pending is not None:
+                if token.type in _CONTINUED:
+                    token = token.update(value=str(pending) + str(token))
+                else:
+                    yield pending
+                pending = None
+            yield token
+        if pending is not None:
+            yield pending
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    """The LALR parser of python-hcl2's grammar file (`hcl2/hcl2.lark`, the tree its
+    `parses_to_tree` returns) with our post-lexer; lark caches the built tables (cache=True:
+    a file in the temporary directory keyed by the grammar)."""
+    import hcl2.parser
+
+    return Lark.open("hcl2.lark", rel_to=hcl2.parser.__file__, parser="lalr", propagate_positions=True,
+                     postlex=_PostLexer(), cache=True)
+
+
 def parse(text: str) -> Body:
     """Parse HCL `text`; raises `HclSyntaxError` with the best position found."""
     try:
-        tree = hcl2.parses_to_tree(text if text.endswith("\n") else text + "\n")
+        tree = _parser().parse(text + "\n")
     except UnexpectedInput as exc:
         from iac_code.iac.terraform.syntax import locate_error
 
@@ -126,6 +171,7 @@ class Ref:
     steps: tuple[str, ...]
     line: int
     column: int
+    guarded: bool = False  # inside try() or can(): an error there is the function's to catch
 
     def attrs(self) -> list[str]:
         """The attribute names of the traversal, indexes left out."""
@@ -198,9 +244,13 @@ def _walk(node: Tree | Token, scope: set[str], refs: list[Ref], calls: list[Call
         if len(idents) == 1:
             tok = idents[0].children[0]
             calls.append(Call(str(tok), tok.line, tok.column))
+        inner: list[Ref] = []
         for c in node.children:
             if isinstance(c, Tree) and c.data == "arguments":
-                _walk(c, scope, refs, calls)
+                _walk(c, scope, inner, calls)
+        if len(idents) == 1 and str(idents[0].children[0]) in ("try", "can"):
+            inner = [Ref(r.root, r.steps, r.line, r.column, True) for r in inner]
+        refs += inner
         return
     if data == "object_elem":
         key = node.children[0]

@@ -9,16 +9,18 @@ edit can be checked before it is written).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from iac_code.iac import cache
-from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.diagnostics import Diagnostic, Skipped, diag
+from iac_code.iac.rules import declare, rule
 from iac_code.iac.terraform.hcl import Attr, Block, Body, HclSyntaxError, parse
 
-Reader = Callable[[Path], "str | Diagnostic"]
-"""Returns a file's text, or the diagnostic that explains why it cannot be validated."""
+Reader = Callable[[Path], "str | Diagnostic | Skipped"]
+"""Returns a file's text, or the diagnostic or skip that explains why it cannot be validated."""
 
 TF_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json")
 
@@ -47,10 +49,17 @@ class Decl:
 
 @dataclass(slots=True)
 class Module:
-    """Declarations of one module directory; `blocks` lists every top-level block with its file."""
+    """Declarations of one module directory: `written` lists every top-level block with its
+    file, `blocks` those of a known type with the right labels, and the tables those blocks by
+    name (the first of duplicates). `broken`: files that could not be read or parsed."""
 
     dir: Path
     blocks: list[Decl] = field(default_factory=list)
+    written: list[Decl] = field(default_factory=list)
+    top_attrs: list[tuple[Path, Attr]] = field(default_factory=list)
+    broken: set[Path] = field(default_factory=set)
+    parsed: dict[Path, tuple[str, Body]] = field(default_factory=dict)  # HCL files: text and body
+    skipped: list[Skipped] = field(default_factory=list)
     resources: dict[tuple[str, str], Decl] = field(default_factory=dict)
     data: dict[tuple[str, str], Decl] = field(default_factory=dict)
     ephemeral: dict[tuple[str, str], Decl] = field(default_factory=dict)
@@ -64,6 +73,30 @@ class Module:
     json_values: dict[str, object] = field(default_factory=dict)  # from auto-loaded .tfvars.json
     has_json: bool = False
     files: list[Path] = field(default_factory=list)
+
+
+ModuleLoader = Callable[[Path], "Module | None"]
+"""Returns the module in a directory (parsed), or None if it has no Terraform files."""
+
+
+@dataclass(eq=False)
+class ModuleTarget:
+    """What the rules of kind `terraform` check: one directory's `module`; `load` gives other
+    modules (local module calls); `root` when no scanned module calls it (its variables' values
+    are then known: defaults, .tfvars); `var_module`: for a directory of .tfvars files only, the
+    module above it they are meant for. `shared` keeps analyses several rules use (computed once)."""
+
+    module: Module
+    load: ModuleLoader
+    root: bool = False
+    var_module: Module | None = None
+    shared: dict[str, Any] = field(default_factory=dict)
+
+    def once(self, name: str, compute: Callable[[], Any]) -> Any:
+        """The analysis `name` of this target, computed on first use."""
+        if name not in self.shared:
+            self.shared[name] = compute()
+        return self.shared[name]
 
 
 def is_override(path: Path) -> bool:
@@ -86,15 +119,16 @@ def parse_cached(text: str) -> Body | HclSyntaxError:
 
 
 def load_module(directory: Path, files: list[Path], read: Reader) -> tuple[Module, list[Diagnostic]]:
-    """Parse `files` (all in `directory`) and collect declarations; diagnostics for syntax errors
-    and duplicates."""
+    """Parse `files` (all in `directory`) and collect declarations; returns the module and the
+    parsers' findings (`hcl.syntax`, `json.*`, files that cannot be read)."""
     mod = Module(directory)
     out: list[Diagnostic] = []
     for path in sorted(files):
         kind = tf_kind(path)
         text = read(path)
-        if isinstance(text, Diagnostic):
-            out.append(text)
+        if not isinstance(text, str):
+            (out if isinstance(text, Diagnostic) else mod.skipped).append(text)
+            mod.broken.add(path)
             continue
         mod.files.append(path)
         if kind in ("tfjson", "tfvarsjson"):
@@ -108,74 +142,56 @@ def load_module(directory: Path, files: list[Path], read: Reader) -> tuple[Modul
             continue
         body = parse_cached(text)
         if isinstance(body, HclSyntaxError):
-            out.append(diag(path, body.line, body.column, "error", "hcl.syntax", body.message))
+            out.append(diag(HCL_SYNTAX, path, body.line, body.column, body.message))
+            mod.broken.add(path)
             continue
+        mod.parsed[path] = (text, body)
         if kind == "tfvars":
             auto = path.name == "terraform.tfvars" or path.name.endswith(".auto.tfvars")
             (mod.tfvars if auto else mod.other_tfvars).append((path, body))
             continue
         if is_override(path):
             continue  # merged into the blocks it overrides: only its syntax is checked
-        for a in body.attrs:
-            out.append(diag(path, a.line, a.column, "error", "terraform.unknown-block",
-                            f'an argument "{a.name}" is not expected at the top level of a .tf file; arguments go inside a block'))
+        mod.top_attrs += [(path, a) for a in body.attrs]
         for b in body.blocks:
-            _declare(mod, path, b, out)
+            _declare(mod, path, b)
     return mod, out
 
 
-_LABELS = {"resource": 2, "data": 2, "ephemeral": 2, "variable": 1, "output": 1, "module": 1, "provider": 1,
-           "locals": 0, "terraform": 0, "moved": 0, "import": 0, "removed": 0, "check": 1}
+LABELS = {"resource": 2, "data": 2, "ephemeral": 2, "variable": 1, "output": 1, "module": 1, "provider": 1,
+          "locals": 0, "terraform": 0, "moved": 0, "import": 0, "removed": 0, "check": 1}
+"""Top-level block types and the number of labels each takes."""
 
 
-def _declare(mod: Module, path: Path, b: Block, out: list[Diagnostic]) -> None:
-    expected = _LABELS.get(b.type)
-    if expected is None:
-        out.append(diag(path, b.line, b.column, "error", "terraform.unknown-block",
-                        f'unsupported block type "{b.type}" (expected one of: {", ".join(sorted(_LABELS))})'))
-        return
-    if len(b.labels) != expected:
-        out.append(diag(path, b.line, b.column, "error", "terraform.block-labels",
-                        f'a "{b.type}" block takes {expected} label(s), found {len(b.labels)}'))
+def _declare(mod: Module, path: Path, b: Block) -> None:
+    """Record `b` in `mod.written`, and in the declaration tables when its type and labels are
+    right (the first of duplicates wins; `duplicate` reports the others)."""
+    mod.written.append(Decl(path, b))
+    if LABELS.get(b.type) != len(b.labels):
         return
     mod.blocks.append(Decl(path, b))
     if b.type in ("resource", "data", "ephemeral"):
         table = {"resource": mod.resources, "data": mod.data, "ephemeral": mod.ephemeral}[b.type]
-        key = (b.labels[0], b.labels[1])
-        prefix = "" if b.type == "resource" else b.type + "."
-        _unique(table, key, Decl(path, b), f"{prefix}{key[0]}.{key[1]}", out)
+        table.setdefault((b.labels[0], b.labels[1]), Decl(path, b))
     elif b.type in ("variable", "output", "module"):
         table = {"variable": mod.variables, "output": mod.outputs, "module": mod.modules}[b.type]
-        _unique(table, b.labels[0], Decl(path, b), f'{b.type} "{b.labels[0]}"', out)
+        table.setdefault(b.labels[0], Decl(path, b))
     elif b.type == "locals":
         for a in b.attrs:
-            if a.name in mod.locals:
-                first = mod.locals[a.name]
-                out.append(diag(path, a.line, a.column, "error", "terraform.duplicate",
-                                f'local "{a.name}" is defined twice (first at {_where(first[0], first[1].line, path)})'))
-            else:
-                mod.locals[a.name] = (path, a)
+            mod.locals.setdefault(a.name, (path, a))
     elif b.type == "provider":
-        alias_attr = b.attr("alias")
-        alias = _literal_string(alias_attr) if alias_attr else ""
-        key = (b.labels[0], alias or "")
-        if key in mod.providers:
-            what = f'provider "{key[0]}"' + (f' with alias "{alias}"' if alias else " without an alias")
-            out.append(diag(path, b.line, b.column, "error", "terraform.duplicate", f"{what} is configured twice"))
-        mod.providers.add(key)
+        mod.providers.add((b.labels[0], provider_alias(b)))
     elif b.type == "check":
         for inner in b.blocks:
             if inner.type == "data" and len(inner.labels) == 2:
                 mod.data.setdefault((inner.labels[0], inner.labels[1]), Decl(path, inner))
 
 
-def _unique(table: dict, key, decl: Decl, what: str, out: list[Diagnostic]) -> None:
-    if key in table:
-        first = table[key]
-        out.append(diag(decl.file, decl.block.line, decl.block.column, "error", "terraform.duplicate",
-                        f"{what} is declared twice (first at {_where(first.file, first.block.line, decl.file)})"))
-    else:
-        table[key] = decl
+def provider_alias(b: Block) -> str:
+    """The `alias` of a provider block ("" without one)."""
+    a = b.attr("alias")
+    value = _literal_string(a) if a is not None else None
+    return value or ""
 
 
 def _where(file: Path, line: int, here: Path) -> str:
@@ -187,6 +203,77 @@ def _literal_string(a: Attr) -> str | None:
 
     value = literal(a.expr)
     return value if isinstance(value, str) else None
+
+
+# ----- the rules of declarations -----
+
+HCL_SYNTAX = declare("hcl.syntax", "error", "HCL syntax error (Terraform, OpenTofu, .tfvars)", kind="terraform", doc="""
+    Reported by the parser at the unclosed bracket, string or heredoc when a scan finds one
+    (the parser itself stops where it got stuck, often the end of the file). A module with a
+    file that does not parse is not checked for undeclared names: its declarations are not all
+    known.""")
+
+
+@rule("terraform.unknown-block", "error", "a top-level block or argument Terraform does not know", kind="terraform")
+def unknown_block(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """A `.tf` file holds blocks only (`resource`, `variable`, ...): an argument at the top level
+    or a block type Terraform does not have is an error."""
+    for path, a in t.module.top_attrs:
+        yield diag(unknown_block, path, a.line, a.column,
+                   f'an argument "{a.name}" is not expected at the top level of a .tf file; arguments go inside a block')
+    for d in t.module.written:
+        if d.block.type not in LABELS:
+            yield diag(unknown_block, d.file, d.block.line, d.block.column,
+                       f'unsupported block type "{d.block.type}" (expected one of: {", ".join(sorted(LABELS))})')
+
+
+@rule("terraform.block-labels", "error", "a block with the wrong number of labels", kind="terraform")
+def block_labels(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """`resource` and `data` take two labels (type and name), `variable`, `output`, `module`,
+    `provider` and `check` one, `locals`, `terraform`, `moved`, `import` and `removed` none."""
+    for d in t.module.written:
+        expected = LABELS.get(d.block.type)
+        if expected is not None and len(d.block.labels) != expected:
+            yield diag(block_labels, d.file, d.block.line, d.block.column,
+                       f'a "{d.block.type}" block takes {expected} label(s), found {len(d.block.labels)}')
+
+
+@rule("terraform.duplicate", "error", "two resources, data sources, variables, outputs, locals, modules or providers with one name",
+      kind="terraform")
+def duplicate(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """Names are unique in a module: per type for resources and data sources, and for
+    variables, outputs, module calls, locals (across all `locals` blocks) and provider
+    configurations (name and alias)."""
+    first: dict[tuple, Decl] = {}
+    first_local: dict[str, tuple[Path, Attr]] = {}
+    for d in t.module.blocks:
+        b = d.block
+        if b.type == "locals":
+            for a in b.attrs:
+                if a.name in first_local:
+                    f, fa = first_local[a.name]
+                    yield diag(duplicate, d.file, a.line, a.column, f'local "{a.name}" is defined twice (first at {_where(f, fa.line, d.file)})')
+                else:
+                    first_local[a.name] = (d.file, a)
+            continue
+        if b.type == "provider":
+            key: tuple = ("provider", b.labels[0], provider_alias(b))
+        elif b.type in ("resource", "data", "ephemeral", "variable", "output", "module"):
+            key = (b.type, *b.labels)
+        else:
+            continue
+        if key not in first:
+            first[key] = d
+            continue
+        f = first[key]
+        if b.type == "provider":
+            alias = key[2]
+            what = f'provider "{key[1]}"' + (f' with alias "{alias}"' if alias else " without an alias")
+            yield diag(duplicate, d.file, b.line, b.column, f"{what} is configured twice")
+            continue
+        what = (f"{key[1]}.{key[2]}" if b.type == "resource" else f"{b.type}.{key[1]}.{key[2]}") \
+            if b.type in ("resource", "data", "ephemeral") else f'{b.type} "{key[1]}"'
+        yield diag(duplicate, d.file, b.line, b.column, f"{what} is declared twice (first at {_where(f.file, f.block.line, d.file)})")
 
 
 # ----- JSON syntax (.tf.json, .tfvars.json) -----
@@ -227,11 +314,10 @@ def _load_json(mod: Module, path: Path, text: str, kind: str, out: list[Diagnost
             b = Block(section, labels, line_of(labels[-1]), 1)
             if isinstance(body, dict):
                 b.attrs = [Attr(k, b.line, 1, None) for k in body]  # type: ignore[arg-type]
-            _declare(mod, path, b, out)
+            _declare(mod, path, b)
     for item in doc.get("locals", []) if isinstance(doc.get("locals"), list) else [doc.get("locals")]:
         if isinstance(item, dict):
-            for k in item:
-                mod.locals.setdefault(k, (path, Attr(k, line_of(k), 1, None)))  # type: ignore[arg-type]
+            _declare(mod, path, Block("locals", [], line_of("locals"), 1, [Attr(k, line_of(k), 1, None) for k in item]))  # type: ignore[arg-type]
     for item in doc.get("provider", []) if isinstance(doc.get("provider"), list) else [doc.get("provider")]:
         if isinstance(item, dict):
             for name, conf in item.items():

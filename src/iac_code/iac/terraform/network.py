@@ -1,35 +1,30 @@
-"""CIDR checks of Terraform modules: invalid CIDR literals, and subnets/vswitches outside their
+"""CIDR rules of Terraform modules: invalid CIDR literals, and subnets/vswitches outside their
 VPC's CIDR or overlapping a sibling.
 
-Values come from `evaluate`: literals, variable defaults and auto-loaded .tfvars, module call
-arguments (a root module's values flow into its local child modules), `for_each`/`count`
-instances and `cidrsubnet`. A finding is reported where the offending CIDR was written.
+Values come from `evaluate` on the instances `values.instances` gives (a root module with
+defaults and auto-loaded .tfvars, and the local modules it calls with their arguments), then
+`for_each`/`count` instances and `cidrsubnet`. A finding is reported where the offending CIDR
+was written.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lark import Token, Tree
 
+from iac_code.iac import cache
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.terraform.hcl import Attr, Block, Body, references
+from iac_code.iac.rules import rule
 from iac_code.iac.terraform.evaluate import UNKNOWN, Env, Located, evaluate, literal
-from iac_code.iac.terraform.module import Module
-from iac_code.iac.terraform.typecheck import (
-    check_for_each,
-    check_variable_value,
-    coerce,
-    conform,
-    describe,
-    parse_type,
-    where,
-)
+from iac_code.iac.terraform.hcl import Attr, Block, references
+from iac_code.iac.terraform.module import ModuleTarget
+from iac_code.iac.terraform.values import Instance, instances
 
 _CIDR_SHAPE = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,3}$")
 VPC_TYPES = {"alicloud_vpc": "cidr_block", "aws_vpc": "cidr_block", "alicloud_vpc_ipv4_cidr_block": None}
@@ -37,19 +32,12 @@ SECONDARY = {"alicloud_vpc_ipv4_cidr_block": ("vpc_id", "secondary_cidr_block"),
              "aws_vpc_ipv4_cidr_block_association": ("vpc_id", "cidr_block")}
 SUBNET_TYPES = {"alicloud_vswitch": ("vpc_id", "cidr_block"), "alicloud_subnet": ("vpc_id", "cidr_block"),
                 "aws_subnet": ("vpc_id", "cidr_block")}
-MAX_DEPTH = 6
 
 
-def literal_cidrs(file: Path, attrs: list[Attr], blocks: list[Block], text: str | None = None) -> list[Diagnostic]:
-    """Every string literal shaped like an IPv4 CIDR that is not a valid network (host bits set
-    count only under an attribute or key whose name mentions 'cidr'). With `text` (the file's
-    content, which `attrs`/`blocks` were parsed from) the findings are cached by content."""
-    if text is not None:
-        from iac_code.iac import cache
-
-        found = cache.get_or_compute("cidrs", text, lambda: [(d.line, d.column, d.message) for d in literal_cidrs(file, attrs, blocks)])
-        return [diag(file, line, col, "error", "terraform.invalid-cidr", msg) for line, col, msg in found]
-    out: list[Diagnostic] = []
+def literal_problems(attrs: list[Attr], blocks: list[Block]) -> list[tuple[int, int, str]]:
+    """(line, column, why) of every string literal shaped like an IPv4 CIDR that is not a valid
+    network (host bits set count only under an attribute or key whose name mentions 'cidr')."""
+    out: list[tuple[int, int, str]] = []
 
     def walk(node: Tree | Token, name: str) -> None:
         if isinstance(node, Token):
@@ -63,7 +51,7 @@ def literal_cidrs(file: Path, attrs: list[Attr], blocks: list[Block], text: str 
             if isinstance(value, str) and _CIDR_SHAPE.match(value):
                 problem = cidr_problem(value, strict="cidr" in name.lower())
                 if problem:
-                    out.append(diag(file, value.line, value.column, "error", "terraform.invalid-cidr", problem))
+                    out.append((value.line, value.column, problem))
             return
         for c in node.children:
             walk(c, name)
@@ -94,132 +82,102 @@ def cidr_problem(value: str, strict: bool = True) -> str | None:
     return None
 
 
-def module_values(mod: Module, out: list[Diagnostic] | None = None) -> dict[str, Any]:
-    """Variable values of a root module: auto-loaded .tfvars over defaults, as their types hold
-    them; each value checked against its variable's type and validation (findings into `out`)."""
-    given: dict[str, tuple[Any, tuple[Path, int, int]]] = {}
-    for path, body in mod.tfvars:
-        for a in body.attrs:
-            given[a.name] = (evaluate(a.expr, Env(path)), (path, a.line, a.column))
-    for k, v in mod.json_values.items():
-        given[k] = (v, (mod.dir, 1, 1))
-    return _resolve(mod, given, out if out is not None else [])
+@dataclass(slots=True)
+class Network:
+    """The VPCs and subnets of one module instance: VPC address -> its CIDRs, subnets as (VPC
+    address, subnet address, CIDR), VPCs with a CIDR not known, and `cidrsubnet` calls that fail."""
+
+    vpcs: dict[str, list[ipaddress.IPv4Network]] = field(default_factory=dict)
+    subnets: list[tuple[str, str, Located]] = field(default_factory=list)
+    unknown: set[str] = field(default_factory=set)
+    problems: list[tuple[Path | None, int, int, str]] = field(default_factory=list)
 
 
-def tfvars_checks(mod: Module, path: Path, body: Body) -> list[Diagnostic]:
-    """A .tfvars file meant for `mod` (with -var-file): undeclared names (warnings), and values
-    against their variables' types and validation."""
-    out: list[Diagnostic] = []
-    for a in body.attrs:
-        decl = mod.variables.get(a.name)
-        if decl is None:
-            import difflib
-
-            close = difflib.get_close_matches(a.name, list(mod.variables), n=1, cutoff=0.75)
-            out.append(diag(path, a.line, a.column, "warning", "terraform.undeclared-tfvar",
-                            f'a value for undeclared variable "{a.name}"' + (f' (did you mean "{close[0]}"?)' if close else "")))
-            continue
-        check_variable_value(decl.file, decl.block, evaluate(a.expr, Env(path)), (path, a.line, a.column), out)
-    return out
+def networks(t: ModuleTarget) -> list[Network]:
+    """The network of each instance `values.instances` gives (computed once per target)."""
+    return t.once("networks", lambda: [_network(inst) for inst in instances(t)[0]])
 
 
-def _resolve(mod: Module, given: dict[str, tuple[Any, tuple[Path, int, int]]], out: list[Diagnostic]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for name, decl in mod.variables.items():
-        var = decl.block
-        t_attr = var.attr("type")
-        t = parse_type(t_attr.expr if t_attr is not None else None)
-        d = var.attr("default")
-        default = evaluate(d.expr, Env(decl.file)) if d is not None and d.expr is not None else UNKNOWN
-        if name in given:
-            value, at = given[name]
-            if d is not None and default is not UNKNOWN and (bad := conform(default, t)) is not None:
-                file, line, col = where(bad[0], (decl.file, d.line, d.column))
-                out.append(diag(file, line, col, "error", "terraform.invalid-value",
-                                f'invalid default for variable "{name}" ({describe(t)}): {bad[1]}'))
-        elif d is not None:
-            value, at = default, (decl.file, d.line, d.column)
-        else:
-            continue
-        check_variable_value(decl.file, var, value, at, out)
-        values[name] = coerce(value, t)
-    return values
-
-
-def network_checks(mod: Module, values: dict[str, Any], load: Callable[[Path], Module | None], depth: int = 0) -> list[Diagnostic]:
-    """Subnet/vswitch CIDRs inside their VPC and not overlapping, for `mod` run with `values`,
-    then for its local child modules with the values its calls pass."""
-    from iac_code.iac.terraform.checks import local_source_dir
-
-    out: list[Diagnostic] = []
-    locals_ = {name: (f, a.expr) for name, (f, a) in mod.locals.items()}
-    resources: dict[str, dict[str, tuple[Path, Block]]] = {}
-    for (rtype, rname), d in mod.resources.items():
-        resources.setdefault(rtype, {})[rname] = (d.file, d.block)
-    vpcs: dict[str, list[ipaddress.IPv4Network]] = {}
-    subnets: list[tuple[str, str, Located]] = []  # (vpc name, subnet address, cidr)
-    unknown_secondary: set[str] = set()
+def _network(inst: Instance) -> Network:
+    net = Network()
     envs: list[Env] = []
-    for decl in mod.blocks:
+    for decl in inst.module.blocks:
         b = decl.block
-        if b.type == "module" and depth < MAX_DEPTH and not b.attr("count") and not b.attr("for_each"):
-            child_dir = local_source_dir(mod, b)
-            child = load(child_dir) if child_dir is not None else None
-            if child is not None:
-                env = Env(decl.file, values, locals_, resources=resources)
-                passed = {a.name: (evaluate(a.expr, env), (decl.file, a.line, a.column)) for a in b.attrs
-                          if a.expr is not None and a.name in child.variables}
-                child_values = _resolve(child, passed, out)
-                out += network_checks(child, child_values, load, depth + 1)
-            continue
-        if b.type in ("resource", "data", "module"):
-            check_for_each(decl.file, b, Env(decl.file, values, locals_, resources=resources), out)
-        if b.type != "resource" or len(b.labels) != 2:
+        if b.type != "resource":
             continue
         rtype, name = b.labels
-        base = Env(decl.file, values, locals_, resources=resources)
+        base = inst.env(decl.file)
         envs.append(base)
         for env in _instances(b, base):
             if VPC_TYPES.get(rtype):
                 value = _attr_value(b, VPC_TYPES[rtype], env)
                 if isinstance(value, str) and _net(value):
-                    vpcs.setdefault(f"{rtype}.{name}", []).append(_net(value))
+                    net.vpcs.setdefault(f"{rtype}.{name}", []).append(_net(value))
                 else:
-                    unknown_secondary.add(f"{rtype}.{name}")
+                    net.unknown.add(f"{rtype}.{name}")
             elif rtype in SECONDARY:
                 vpc = _vpc_of(b, SECONDARY[rtype][0])
                 value = _attr_value(b, SECONDARY[rtype][1], env)
                 if vpc and isinstance(value, str) and _net(value):
-                    vpcs.setdefault(vpc, []).append(_net(value))
+                    net.vpcs.setdefault(vpc, []).append(_net(value))
                 elif vpc:
-                    unknown_secondary.add(vpc)
+                    net.unknown.add(vpc)
             elif rtype in SUBNET_TYPES:
                 vpc = _vpc_of(b, SUBNET_TYPES[rtype][0])
                 value = _attr_value(b, SUBNET_TYPES[rtype][1], env)
                 if vpc and isinstance(value, Located) and value.file is not None and _net(value):
-                    subnets.append((vpc, f"{rtype}.{name}", value))
-    for file, line, col, message in dict.fromkeys(problem for e in envs for problem in e.problems):
-        if file is not None:
-            out.append(diag(file, line, col, "error", "terraform.invalid-cidr", message))
-    spans = [(_span(_net(cidr)), vpc) for vpc, _, cidr in subnets]
-    vpc_spans = {name: [_span(n) for n in nets] for name, nets in vpcs.items()}
-    for i, (vpc, addr, cidr) in enumerate(subnets):
-        (lo, hi), _ = spans[i]
-        if vpc in vpc_spans and vpc not in unknown_secondary and not any(a <= lo and hi <= b for a, b in vpc_spans[vpc]):
-            out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-outside-vpc",
-                            f'{addr} CIDR "{cidr}" is outside its VPC {vpc} ({", ".join(map(str, vpcs[vpc]))})'))
-        for j in range(i):
-            (lo2, hi2), vpc2 = spans[j]
-            if vpc2 == vpc and lo <= hi2 and lo2 <= hi:
-                _, addr2, cidr2 = subnets[j]
+                    net.subnets.append((vpc, f"{rtype}.{name}", value))
+    net.problems = list(dict.fromkeys(problem for e in envs for problem in e.problems))
+    return net
+
+
+@rule("terraform.invalid-cidr", "error", "a CIDR literal that is not a valid network address", kind="terraform")
+def invalid_cidr(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """A string shaped like a CIDR that is not one (`10.0.0.256/24`), host bits set under an
+    argument or key named like `cidr` (`10.0.1.5/24`), and `cidrsubnet()` asked for a subnet
+    its network does not have."""
+    for path, (text, body) in t.module.parsed.items():
+        found = cache.get_or_compute("cidrs", text, lambda body=body: literal_problems(body.attrs, body.blocks))
+        for line, col, message in found:
+            yield diag(invalid_cidr, path, line, col, message)
+    for net in networks(t):
+        for file, line, col, message in net.problems:
+            if file is not None:
+                yield diag(invalid_cidr, file, line, col, message)
+
+
+@rule("terraform.cidr-outside-vpc", "error", "a subnet/vswitch CIDR outside its VPC's CIDR", kind="terraform")
+def cidr_outside_vpc(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """The cloud rejects a subnet (aws_subnet, alicloud_vswitch, ...) whose CIDR is not inside
+    one of its VPC's CIDRs (secondary CIDR blocks included)."""
+    for net in networks(t):
+        for vpc, addr, cidr in net.subnets:
+            lo, hi = _span(_net(cidr))
+            if vpc in net.vpcs and vpc not in net.unknown and not any(a <= lo and hi <= b for a, b in map(_span, net.vpcs[vpc])):
+                yield diag(cidr_outside_vpc, cidr.file, cidr.line, cidr.column,
+                           f'{addr} CIDR "{cidr}" is outside its VPC {vpc} ({", ".join(map(str, net.vpcs[vpc]))})')
+
+
+@rule("terraform.cidr-overlap", "error", "subnets/vswitches of one VPC whose CIDRs overlap", kind="terraform")
+def cidr_overlap(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """Two subnets of one VPC (or instances of one subnet resource with the same CIDR) whose
+    ranges overlap; the second is reported."""
+    for net in networks(t):
+        spans = [_span(_net(cidr)) for _, _, cidr in net.subnets]
+        for i, (vpc, addr, cidr) in enumerate(net.subnets):
+            lo, hi = spans[i]
+            for j in range(i):
+                lo2, hi2 = spans[j]
+                vpc2, addr2, cidr2 = net.subnets[j]
+                if vpc2 != vpc or not (lo <= hi2 and lo2 <= hi):
+                    continue
                 if (addr2, cidr2.file, cidr2.line, str(cidr2)) == (addr, cidr.file, cidr.line, str(cidr)):
                     message = (f'every instance of {addr} gets the CIDR "{cidr}" (it does not depend on '
                                f"count.index or each), so they overlap in VPC {vpc}")
                 else:
                     message = f'{addr} CIDR "{cidr}" overlaps "{cidr2}" ({addr2}, {cidr2.file.name}:{cidr2.line}) in VPC {vpc}'
-                out.append(diag(cidr.file, cidr.line, cidr.column, "error", "terraform.cidr-overlap", message))
+                yield diag(cidr_overlap, cidr.file, cidr.line, cidr.column, message)
                 break
-    return out
 
 
 def _span(net: ipaddress.IPv4Network) -> tuple[int, int]:
@@ -267,8 +225,3 @@ def _net(value: str) -> ipaddress.IPv4Network | None:
         return ipaddress.IPv4Network(str(value), strict=False)
     except ValueError:
         return None
-
-
-def tfvars_literal_checks(path: Path, body: Body) -> list[Diagnostic]:
-    """Invalid CIDR literals in a .tfvars file."""
-    return literal_cidrs(path, body.attrs, body.blocks)

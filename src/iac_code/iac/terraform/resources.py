@@ -1,15 +1,17 @@
 """A little provider knowledge, without provider schemas: the arguments the most common network
-resources require (an error when missing: Terraform's "Missing required argument"), and their
-argument names, so a close misspelling gets a warning with the likely name.
+resources require (an error when missing: Terraform's "Missing required argument"), their
+argument names, so a close misspelling gets a warning with the likely name, and the common
+resource types, so a near miss gets a warning.
 """
 
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
+from collections.abc import Iterator
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.terraform.hcl import Block
+from iac_code.iac.rules import rule
+from iac_code.iac.terraform.module import Decl, ModuleTarget
 
 META = {"count", "for_each", "provider", "depends_on", "lifecycle", "provisioner", "connection"}
 REQUIRED = {
@@ -78,29 +80,46 @@ def _typo_distance(a: str, b: str) -> int:
     return prev[-1]
 
 
-def check_resource(file: Path, b: Block) -> list[Diagnostic]:
-    """Missing required and likely misspelt arguments of a `resource` block of a known type."""
-    if b.type != "resource" or len(b.labels) != 2:
-        return []
-    rtype = b.labels[0]
-    out = []
-    names = {a.name for a in b.attrs}
-    missing = [r for r in REQUIRED.get(rtype, ()) if r not in names]
-    if missing:
-        out.append(diag(file, b.line, b.column, "error", "terraform.missing-argument",
-                        f'resource "{rtype}" "{b.labels[1]}" lacks the required argument{"s" if len(missing) > 1 else ""} {", ".join(missing)}'))
-    if rtype not in RESOURCE_TYPES and rtype.startswith(("alicloud_", "aws_")):
-        close = [t for t in difflib.get_close_matches(rtype, RESOURCE_TYPES, n=3, cutoff=0.85) if _typo_distance(rtype, t) <= 2]
-        if close:
-            out.append(diag(file, b.line, b.column, "warning", "terraform.unknown-resource-type",
-                            f'"{rtype}" looks like a misspelling of the resource type "{close[0]}"'))
-    known = KNOWN_SETS.get(rtype)
-    if known:
-        for a in b.attrs:
+def _resources(t: ModuleTarget) -> Iterator[Decl]:
+    for d in t.module.blocks:
+        if d.block.type == "resource":
+            yield d
+
+
+@rule("terraform.resource-missing-argument", "error", "a common resource type without an argument it requires (vswitch/subnet `vpc_id`, ...)",
+      kind="terraform")
+def resource_missing_argument(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """Terraform: "Missing required argument", for the types in `REQUIRED`."""
+    for d in _resources(t):
+        b = d.block
+        names = {a.name for a in b.attrs}
+        missing = [r for r in REQUIRED.get(b.labels[0], ()) if r not in names]
+        if missing:
+            yield diag(resource_missing_argument, d.file, b.line, b.column,
+                       f'resource "{b.labels[0]}" "{b.labels[1]}" lacks the required argument{"s" if len(missing) > 1 else ""} {", ".join(missing)}')
+
+
+@rule("terraform.unknown-resource-type", "warning", "a resource type one letter or two away from a common alicloud/aws type", kind="terraform")
+def unknown_resource_type(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """A likely misspelling of a type in `RESOURCE_TYPES` (a warning: providers add types)."""
+    for d in _resources(t):
+        rtype = d.block.labels[0]
+        if rtype not in RESOURCE_TYPES and rtype.startswith(("alicloud_", "aws_")):
+            close = [x for x in difflib.get_close_matches(rtype, RESOURCE_TYPES, n=3, cutoff=0.85) if _typo_distance(rtype, x) <= 2]
+            if close:
+                yield diag(unknown_resource_type, d.file, d.block.line, d.block.column, f'"{rtype}" looks like a misspelling of the resource type "{close[0]}"')
+
+
+@rule("terraform.resource-unknown-argument", "warning", "an argument of a VPC/subnet/security group resource that looks misspelt",
+      kind="terraform")
+def resource_unknown_argument(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """An argument close to one of the type's arguments in `KNOWN` (a warning: providers add
+    arguments)."""
+    for d in _resources(t):
+        known = KNOWN_SETS.get(d.block.labels[0])
+        for a in d.block.attrs if known else ():
             if a.name in known or a.name in META:
                 continue
             close = difflib.get_close_matches(a.name, known, n=1, cutoff=0.8)
             if close:
-                out.append(diag(file, a.line, a.column, "warning", "terraform.unknown-argument",
-                                f'{rtype} has no argument "{a.name}" (did you mean "{close[0]}"?)'))
-    return out
+                yield diag(resource_unknown_argument, d.file, a.line, a.column, f'{d.block.labels[0]} has no argument "{a.name}" (did you mean "{close[0]}"?)')

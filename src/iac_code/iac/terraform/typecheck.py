@@ -1,5 +1,5 @@
-"""Checks of known Terraform values: against variable type constraints, against variable
-`validation` conditions, and `for_each` given a list.
+"""Known Terraform values against variable type constraints and `validation` conditions, and
+`for_each` given a list (the machinery of the rules in `values.py`).
 
 Values come from `evaluate` (literals, .tfvars, defaults, module call arguments); anything unknown
 is skipped. A finding is reported where the offending value was written (the .tfvars line, the
@@ -8,12 +8,12 @@ default, the module argument, or the element inside them).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lark import Token, Tree
 
-from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.terraform.hcl import Attr, Block
 from iac_code.iac.terraform.evaluate import UNKNOWN, Env, LDict, LList, Located, SetList, evaluate
 
@@ -173,20 +173,31 @@ def coerce(value: Any, t: Type) -> Any:
     return value
 
 
-def check_variable_value(decl_file: Path, var: Block, value: Any, at: tuple[Path, int, int], out: list[Diagnostic]) -> None:
+@dataclass(frozen=True, slots=True)
+class ValueProblem:
+    """A known value Terraform would reject: `kind` "type" (it does not fit the variable's type)
+    or "validation" (it fails a `validation` condition), where it was written, and why."""
+
+    kind: str
+    file: Path
+    line: int
+    column: int
+    message: str
+
+
+def variable_problems(decl_file: Path, var: Block, value: Any, at: tuple[Path, int, int]) -> list[ValueProblem]:
     """The value given to variable `var` (from .tfvars, a default or a module call, written at
     `at`) against its type and its validation conditions."""
     if value is UNKNOWN:
-        return
+        return []
     t_attr = var.attr("type")
     t = parse_type(t_attr.expr if t_attr is not None else None)
     bad = conform(value, t)
     name = var.labels[0]
     if bad is not None:
         file, line, col = where(bad[0], at)
-        out.append(diag(file, line, col, "error", "terraform.invalid-value",
-                        f'invalid value for variable "{name}" ({describe(t)}): {bad[1]}'))
-        return
+        return [ValueProblem("type", file, line, col, f'invalid value for variable "{name}" ({describe(t)}): {bad[1]}')]
+    out = []
     for v in var.blocks:
         if v.type != "validation":
             continue
@@ -197,17 +208,15 @@ def check_variable_value(decl_file: Path, var: Block, value: Any, at: tuple[Path
         if result is False:
             text = evaluate(msg.expr, Env(decl_file)) if msg is not None and msg.expr is not None else UNKNOWN
             file, line, col = where(value, at)
-            out.append(diag(file, line, col, "error", "terraform.variable-validation",
-                            f'variable "{name}" fails its validation (condition at {decl_file.name}:{cond.line})'
-                            + (f": {text}" if isinstance(text, str) else "")))
+            out.append(ValueProblem("validation", file, line, col, f'variable "{name}" fails its validation (condition at {decl_file.name}:{cond.line})'
+                                    + (f": {text}" if isinstance(text, str) else "")))
+    return out
 
 
-def check_for_each(file: Path, b: Block, env: Env, out: list[Diagnostic]) -> None:
-    """`for_each` given a list or tuple (Terraform wants a map or a set: `toset(...)`)."""
+def is_list_for_each(b: Block, env: Env) -> Attr | None:
+    """`for_each` of `b` when it is given a list or tuple (Terraform wants a map or a set)."""
     fe: Attr | None = b.attr("for_each")
     if fe is None or fe.expr is None:
-        return
+        return None
     value = evaluate(fe.expr, env)
-    if isinstance(value, list) and not isinstance(value, SetList):
-        out.append(diag(file, fe.line, fe.column, "error", "terraform.for-each-list",
-                        f'{b.type} "{".".join(b.labels)}": for_each needs a map or a set of strings, not a list; wrap it in toset(...)'))
+    return fe if isinstance(value, list) and not isinstance(value, SetList) else None

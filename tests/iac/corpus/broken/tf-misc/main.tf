@@ -31,3 +31,12 @@ output "password_ok" {
   value     = var.db_password
   sensitive = true
 }
+
+resource "alicloud_vpc" "counted" {
+  vpc_name   = "vpc-${count.index}" # expect: terraform.count-outside-count
+  cidr_block = "10.0.0.0/16"
+}
+
+variable "labelled" "twice" { # expect: terraform.block-labels
+  type = string
+}

@@ -26,7 +26,7 @@ resource "aws_security_group" "web" {
     from_port   = 443
     to_port     = 443
     protocol    = "tcp"
-    cidr_blocks = "0.0.0.0/0" # expect: terraform.invalid-value
+    cidr_blocks = "0.0.0.0/0" # expect: terraform.list-argument
   }
 
   tags { # expect: terraform.block-vs-argument
