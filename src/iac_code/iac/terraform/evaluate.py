@@ -176,7 +176,7 @@ _OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * 
 def _binary(node: Tree, env: Env) -> Any:
     left = _eval(node.children[0], env)
     term = node.children[1]
-    op = str(next(term.children[0].scan_values(lambda v: isinstance(v, Token))))
+    op = str(next(term.children[0].scan_values(lambda v: isinstance(v, Token)))).split()[-1]  # a newline or comment may lead
     right = _eval([c for c in term.children[1:] if isinstance(c, Tree) and c.data != "new_line_or_comment"][0], env)
     if left is UNKNOWN or right is UNKNOWN:
         return UNKNOWN

@@ -66,9 +66,12 @@ class HclSyntaxError(Exception):
 
 # Operators a newline may precede (the line continues): python-hcl2's list, plus `=>` of a `for`
 # object expression, which Terraform accepts after a newline (`{ for k, v in x : k\n => v }`) and
-# python-hcl2 8.1 rejects.
+# python-hcl2 8.1 rejects. Inside ( ) and [ ] newlines mean nothing to Terraform, so `-` continues
+# a line there too (`(a\n - b)`); elsewhere a line starting with `-` is a negative number.
 _CONTINUED = frozenset({"DOUBLE_EQ", "NEQ", "LT", "GT", "LEQ", "GEQ", "ASTERISK", "SLASH", "PERCENT", "DOUBLE_AMP",
                         "DOUBLE_PIPE", "PLUS", "QMARK", "FOR_OBJECT_ARROW"})
+_OPENS = {"LPAR": "(", "LSQB": "[", "LBRACE": "{", "INTERP_START": "{", "DIRECTIVE_START": "{"}
+_CLOSES = frozenset({"RPAR", "RSQB", "RBRACE"})
 
 
 class _PostLexer:
@@ -79,6 +82,7 @@ class _PostLexer:
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         pending: Token | None = None
+        nesting: list[str] = []
         for token in stream:
             if token.type == "NL_OR_COMMENT":
                 if pending is not None:
@@ -86,11 +90,15 @@ class _PostLexer:
                 pending = token
                 continue
             if pending is not None:
-                if token.type in _CONTINUED:
+                if token.type in _CONTINUED or (token.type == "MINUS" and nesting[-1:] in (["("], ["["])):
                     token = token.update(value=str(pending) + str(token))
                 else:
                     yield pending
                 pending = None
+            if token.type in _OPENS:
+                nesting.append(_OPENS[token.type])
+            elif token.type in _CLOSES and nesting:
+                nesting.pop()
             yield token
         if pending is not None:
             yield pending
