@@ -58,7 +58,7 @@ async def test_a_bash_rule_names_program_and_subcommand_and_compound_commands_ne
     script = [
         bash("git --version && echo one"),  # saves `git` (no subcommand) and `echo`
         bash("echo two; git --version"),  # every part matches: runs unasked
-        bash("git init -q"),  # `git init` is another rule: asks
+        bash("git init -q"),  # `git init` is not on the safe list: an exact-line rule, asks
         bash("echo three > out.txt"),  # a redirection to a file matches no rule: asks
         say("done"),
     ]
@@ -69,7 +69,7 @@ async def test_a_bash_rule_names_program_and_subcommand_and_compound_commands_ne
         asked = [c.tool_call.raw_input["command"] for c in agent.client.permissions]
         assert asked == ["git --version && echo one", "git init -q", "echo three > out.txt"]
         assert options(agent.client.permissions[0])["allow_always"] == "Always allow `git` and `echo` commands"
-        assert options(agent.client.permissions[1])["allow_always"] == "Always allow `git init` commands"
+        assert options(agent.client.permissions[1])["allow_always"] == "Always allow exactly `git init -q`"
     assert not (project / "out.txt").exists()
     assert not (project / ".git").exists()
 

@@ -71,7 +71,7 @@ async def test_saved_bash_rules_cover_no_hidden_part_of_a_command(tmp_path):
     first = {o.option_id: o.name for o in played.client.permissions[0].options}
     assert (
         first["allow_always"]
-        == "Always allow `cat` and `cp` and `terraform apply` commands"
+        == "Always allow `cat` and `cp` commands and exactly `terraform apply -input=false`"
     )
     assert played.asked == [saver, *ATTACKS]
     assert (project / "copy.txt").exists()  # the saved rules did run what they cover

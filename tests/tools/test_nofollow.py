@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iac_code.tools.nofollow import ParentDir, PathChanged, check_dirs
+from iac_code.tools.nofollow import HardLinked, ParentDir, PathChanged, check_dirs
 
 
 def test_replace_writes_atomically_and_keeps_the_mode(project: Path):
@@ -52,3 +52,20 @@ def test_a_fifo_is_refused_without_hanging(project: Path):
     os.mkfifo(project / "pipe")
     with ParentDir(project / "pipe") as parent, pytest.raises(OSError, match="not a regular file"):
         parent.open_read()
+
+
+def test_a_file_that_gained_a_hard_link_after_the_check_is_refused(project: Path, tmp_path: Path):
+    """A hard link may be another name of a file outside the project: unless the check saw it
+    (and asked about it as outside: `linked=True`), it is neither read nor replaced."""
+    secret = tmp_path / "id_rsa"
+    secret.write_text("KEY\n")
+    os.link(secret, project / "notes.txt")
+    with ParentDir(project / "notes.txt") as parent, pytest.raises(HardLinked):
+        parent.read_capped(100)
+    with ParentDir(project / "notes.txt") as parent, pytest.raises(HardLinked):
+        parent.replace(b"x")
+    with pytest.raises(HardLinked):
+        check_dirs(project / "notes.txt")
+    with ParentDir(project / "notes.txt", linked=True) as parent:
+        assert parent.read_capped(100) == b"KEY\n"
+    assert secret.read_text() == "KEY\n"

@@ -16,17 +16,25 @@ def rules(command: str) -> list[str | None]:
     ("command", "expected"),
     [
         ("terraform fmt -check -recursive", ["terraform fmt"]),
-        ("terraform -chdir=infra plan", ["terraform plan"]),
+        ("terraform -chdir=infra validate", ["terraform validate"]),
+        ("terraform -chdir=infra plan", ["exactly terraform -chdir=infra plan"]),  # not on the safe list
         ("git -C repo status", ["git status"]),
         ("kubectl -n prod get pods", ["kubectl get"]),
         ("ls -la && terraform fmt; git diff | cat", ["ls", "terraform fmt", "git diff", "cat"]),
         ("echo \"$(whoami)\" `id`", ["echo", "whoami", "id"]),
         ("ls 2>/dev/null 2>&1", ["ls"]),
-        ("terraform plan\nrm -rf /", ["terraform plan", None]),
-        ("(cd build && make test)", ["cd", "make test"]),
+        ("terraform plan\nrm -rf /", ["exactly terraform plan", None]),
+        ("(cd build && make test)", ["cd", "exactly make test"]),
         ("[ -f main.tf ] && echo yes", ["test", "echo"]),
         ("iac-code validate . --format json", ["iac-code validate"]),  # not every iac-code command
-        ("vault kv get secret/x", ["vault kv"]),
+        ("vault kv get secret/x", ["exactly vault kv get secret/x"]),
+        ("sed -n '1,5p;/x/{s/a/b/g;p}' f", ["sed"]),
+        ("awk -F, '{print $2}' f | sort -u | uniq -c", ["awk", "sort", "uniq"]),
+        ("head -5 f; tail -n 3 f; wc -l f; cut -d/ -f1 f", ["head", "tail", "wc", "cut"]),
+        ("jq -r '.a[] | .b' f.json", ["jq"]),
+        ("find . -name '*.tf' -type f -print", ["find"]),
+        ("git log --oneline -5 && git show HEAD --stat", ["git log", "git show"]),
+        ("helm template app ./chart -f values.yaml", ["helm template"]),
     ],
 )
 def test_rules_name_program_and_subcommand_per_part(command, expected):
@@ -69,3 +77,167 @@ def test_without_a_sandbox_every_rule_is_the_exact_command_line():
     assert [p.rule for p in found] == ["exactly cd infra", "exactly terraform fmt -check", None]
     assert describe([p.rule for p in found if p.rule]) == "exactly `cd infra` and `terraform fmt -check`"
     assert describe(["git status", "cat", "exactly make build"]) == "`git status` and `cat` commands and exactly `make build`"
+
+
+SAFE_AND_UNSAFE = [
+    # (a form the program's safe list covers, forms it does not)
+    ("ls -la --color=auto docs", ["ls --format=x --hide-control-chars"]),
+    ("cat -n main.tf", ["cat --nope main.tf"]),
+    ("head -n 20 main.tf", ["head --follow main.tf"]),
+    ("grep -rn --include='*.tf' aws_vpc .", ["grep --devices=read x main.tf"]),
+    ("rg -n -t tf aws_vpc", ["rg --pre cat x", "rg --search-zip x", "rg -z x", "rg --ignore-file=f x"]),
+    ("find . -name '*.tf' -type f -maxdepth 2 -print", ["find . -exec id ;", "find . -execdir id ;", "find . -delete",
+     "find . -fprint out", "find . -fls out", "find . -fprintf out %p", "find -L . -name x", "find . -files0-from f"]),
+    ("sed -n '1,20p' main.tf", ["sed -n '1e touch x' f", "sed '1w /x' f", "sed -i s/a/b/ f", "sed -n 's/a/b/e' f",
+     "sed 's/a/b/w out' f", "sed '1r /etc/passwd' f", "sed '1R f' f", "sed 'a\\x' f", "sed -f script.sed f",
+     "sed --in-place s/a/b/ f", "sed -e 's/a/b/\\' -e 'w x/' f"]),
+    ("awk -F, '$3 > 5 {n++} END {print n}' data.csv", ["awk '{system(\"id\")}' f", "awk '{print > \"x\"}' f",
+     "awk '{print | \"sh\"}' f", "awk '{getline l < \"/etc/passwd\"}' f", "awk 'BEGIN{print ENVIRON[\"HOME\"]}'",
+     "awk 'BEGIN{ARGV[1]=\"/etc/passwd\"}{print}'", "awk -f prog.awk f", "awk -E prog.awk f"]),
+    ("sort -u -k2,2 -t, data.csv", ["sort --compress-program=sh f", "sort -o out f", "sort --output=out f",
+     "sort -T tmp f", "sort --files0-from=list", "sort --compress-prog=sh f", "sort --random-source=f f"]),
+    ("uniq -c data.csv", ["uniq data.csv out.csv"]),
+    ("cut -d/ -f1 paths.txt", ["cut --nope f"]),
+    ("diff -u a.tf b.tf", ["diff --from-file=a b", "diff -X list a b"]),
+    ("jq -r '.resources[] | .type' plan.json", ["jq env f", "jq '$ENV.HOME' f", "jq -L lib 'import \"x\" as x; .' f",
+     "jq -f prog.jq f"]),
+    ("yq '.spec.replicas' deploy.yaml", ["yq -i '.a=1' f", "yq 'env(HOME)' f", "yq 'load(\"/etc/passwd\")' f",
+     "yq e '.a' f", "yq --split-exp '.a' f"]),
+    ("git status -sb", ["git status --nope"]),
+    ("git diff --stat HEAD~1", ["git diff --output=main.tf", "git diff --ext-diff", "git diff --no-index a b"]),
+    ("git log --oneline -5 --author=x", ["git log --output=main.tf", "git log --out=main.tf", "git log --show-signature"]),
+    ("git show HEAD --stat", ["git show --output=x HEAD"]),
+    ("git branch -a --list 'feat*'", ["git branch new", "git branch -D x", "git branch -m a b",
+     "git branch --edit-description"]),
+    ("git rev-parse --show-toplevel", ["git rev-parse --git-path x"]),
+    ("git ls-files -z --others", ["git ls-files -X list"]),
+    ("git -C modules/vpc status", ["git --git-dir=evil status", "git --work-tree=.. status", "git -c core.fsmonitor=x status",
+     "git --exec-path=. status", "git --config-env=core.pager=X log", "git -p log"]),
+    ("terraform fmt -check -recursive", ["terraform fmt -nope"]),
+    ("terraform -chdir=infra validate -json", ["terraform graph -plan=tfplan", "terraform providers lock"]),
+    ("tofu version", ["tofu version extra"]),
+    ("kubectl get pods -n prod -o json", ["kubectl --kubeconfig=k get pods", "kubectl get pods -o go-template-file=t",
+     "kubectl -s http://evil get pods", "kubectl get pods --token=x"]),
+    ("kubectl describe deploy web", ["kubectl describe deploy web --as=admin"]),
+    ("helm template web ./chart -f values.yaml", ["helm template web ./chart --post-renderer ./r",
+     "helm template web repo/chart --repo https://x", "helm template web oci://x/y", "helm template web ./c --output-dir o",
+     "helm template web ./c --set-file a=/etc/passwd", "helm --kubeconfig k template web ./c"]),
+    ("helm lint ./chart --strict", ["helm lint ./chart --nope"]),
+    ("iac-code validate . --format sarif", ["iac-code -p 'rm -rf ~'", "iac-code --prompt=x", "iac-code validate -p x"]),
+    ("cp -r modules/vpc modules/vpc2", ["cp -l a b", "cp -s a b", "cp -L a b", "cp --link a b"]),
+]
+
+
+@pytest.mark.parametrize(("allowed", "refused"), SAFE_AND_UNSAFE, ids=[a.split()[0] + " " + a.split()[1] for a, _ in SAFE_AND_UNSAFE])
+def test_a_rule_covers_the_safe_options_of_a_program_and_nothing_else(allowed, refused):
+    """Each listed program: the safe form gets the program (and subcommand) rule; a form with an
+    option that runs a program, writes or reads a file not named, or is not on its list, gets none."""
+    found = rules(allowed)
+    assert len(found) == 1 and found[0] and not found[0].startswith("exactly"), found
+    for command in refused:
+        assert rules(command) == [None], command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["make build", "npm test", "pytest -q", "terraform plan -out=tfplan", "tflint", "checkov -d .",
+     "kustomize build overlays/prod", "git commit -m x", "tar -tf a.tar"],
+)
+def test_an_unlisted_program_gets_a_rule_for_its_exact_line_only(command):
+    assert rules(command) == [f"exactly {command}"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["split --filter=sh f", "make --eval='$(shell id)'", "make -E x", "tar --transform s/a/b/ -P -xf a.tar",
+     "tar xPf a.tar", "tar -xf a.tar --to-command=sh", "git clone --template=tpl x y", "curl file:///etc/passwd",
+     "curl -K cfg", "wget x", "foo --config=x", "foo --output-file=x", "foo --out=x", "foo --exec=id",
+     "git commit --no-verify -m x", "ssh host id"],
+)
+def test_no_rule_at_all_covers_an_unlisted_command_that_runs_writes_or_reads_by_an_option(command):
+    assert None in rules(command)
+
+
+def test_a_rejection_covers_every_form_of_the_program_and_subcommand():
+    [part] = parts("terraform -chdir=x apply -no-color")
+    assert part.rule == "exactly terraform -chdir=x apply -no-color"
+    assert part.family == "terraform apply"
+
+
+@pytest.fixture
+def project(tmp_path):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("KEY\n")
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    (root / "notes.txt").write_text("n\n")
+    (root / "main.tf").write_text("x\n")
+    (tmp_path / "cfg").mkdir()
+    return root
+
+
+def checked(command, project):
+    return [p.rule for p in parts(command, project, project.parent / "cfg")]
+
+
+def test_arguments_are_resolved_from_the_directory_after_a_cd(project):
+    (project / "sub" / "key").symlink_to(project.parent / "home" / ".ssh" / "id_rsa")
+    assert checked("cat sub/key", project) == [None]
+    assert checked("cd sub && cat key", project) == ["cd", None]
+    assert checked("cd sub; cd ..; cat notes.txt", project)[1] is None  # `..` leaves the cwd by its text
+    assert checked("cd sub && ls", project) == ["cd", "ls"]
+
+
+def test_a_hard_linked_file_counts_as_outside(project):
+    import os
+
+    os.link(project.parent / "home" / ".ssh" / "id_rsa", project / "notes2.txt")
+    assert checked("cat notes2.txt", project) == [None]
+    assert checked("wc -l *", project) == [None]  # a glob that matches it
+
+
+def test_a_recursive_read_that_reaches_a_secret_is_not_covered(project):
+    assert checked("grep -r PASSWORD .", project) == ["grep"]
+    assert checked("rg PASSWORD", project) == ["rg"]
+    (project / ".env").write_text("PASSWORD=x\n")
+    assert checked("grep -r PASSWORD .", project) == [None]
+    assert checked("grep -R PASSWORD", project) == [None]  # no operand: the cwd
+    assert checked("grep PASSWORD notes.txt", project) == ["grep"]  # not recursive
+    assert checked("rg PASSWORD", project) == ["rg"]  # rg skips hidden files unless told
+    assert checked("rg --hidden PASSWORD", project) == [None]
+    assert checked("rg -uu PASSWORD", project) == [None]
+    assert checked("grep -r PASSWORD sub", project) == ["grep"]
+    (project / "sub" / "deploy.pem").write_text("KEY\n")
+    assert checked("rg KEY", project) == [None]
+    assert checked("diff -r sub .", project) == [None]
+    assert checked("cp -r sub sub2", project) == [None]
+
+
+def test_a_glob_is_checked_on_what_it_expands_to_now(project):
+    assert checked("cat *.tf", project) == ["cat"]
+    (project / "terraform.tfstate").write_text("{}")
+    assert checked("cat *", project) == [None]  # a secret among the names
+    (project / "terraform.tfstate").unlink()
+    (project / "--output=x.tf").write_text("")
+    assert checked("git diff *.tf", project) == [None]  # a name that bash passes as an option
+    (project / "--output=x.tf").unlink()
+    assert checked("touch ./--output=x.tf; git diff *.tf", project) == ["touch", None]  # made before it expands
+
+
+def test_git_is_not_covered_in_a_repository_the_agent_could_have_made(project):
+    (project / ".git").mkdir()
+    assert checked("git status", project) == ["git status"]
+    evil = project / "sub"
+    (evil / "objects").mkdir()
+    (evil / "refs").mkdir()
+    (evil / "HEAD").write_text("ref: refs/heads/main\n")  # a bare repository: its `config` runs code
+    assert checked("git -C sub status", project) == [None]
+    assert checked("cd sub && git log", project) == ["cd", None]
+
+
+def test_an_input_redirection_is_a_read_of_its_file(project):
+    assert checked("wc -l < notes.txt", project) == ["wc"]
+    assert checked("wc -c < ~/.ssh/id_rsa", project) == ["wc", None]
+    (project / "sub" / "key").symlink_to(project.parent / "home" / ".ssh" / "id_rsa")
+    assert checked("wc -c < sub/key", project) == ["wc", None]

@@ -7,7 +7,8 @@ hands the tool the target it checked: the paths come from `Tool.paths` through t
 that was checked and approved. Rules (PROTOCOL.md, Permissions):
 
 - read-only tools inside the session cwd run without asking; reads outside it (symlinks
-  resolved) or of files holding secrets (`paths.is_sensitive`) ask, except in `bypass_permissions`;
+  resolved, a multi-linked file counting as outside) or of files holding secrets
+  (`paths.is_sensitive`) ask, except in `bypass_permissions`;
 - `write_file`/`edit_file` ask in `default`, run in `accept_edits` and `bypass_permissions`, and
   are refused in `plan`; a write to a sensitive path (`.git/`, `.iac-code/`, the config dir,
   `.env*`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up files) asks in every mode but
@@ -15,8 +16,9 @@ that was checked and approved. Rules (PROTOCOL.md, Permissions):
 - `bash`, `agent` and other tools (MCP) ask in `default` and `accept_edits`, run in
   `bypass_permissions`, and are refused in `plan`;
 - `allow_always`/`reject_always` save a rule, never a blank cheque: edits of non-sensitive files
-  inside the cwd; a bash program and subcommand (`shell_rules`), every part of a compound command
-  needing its own; sub-agent runs; reads in one directory outside the cwd; one named other tool.
+  inside the cwd; a bash program and subcommand with its safe options, or an exact command line
+  (`shell_rules`), every part of a compound command needing its own; sub-agent runs; reads in one
+  directory outside the cwd; one named other tool.
   A call with a part no rule may cover (sensitive or outside paths, `rm -r`, `sudo`, a command
   that cannot be parsed) is offered only `allow_once`/`reject_once`. A saved rejection wins over
   every mode.
@@ -112,7 +114,9 @@ class Classified:
     `paths` are the real paths it touches; `outside` whether one is outside the cwd, `exposed`
     whether one is outside it or sensitive;
     `rules` the saved rules that must all hold for it to run unasked (empty: nothing to ask for a
-    read; a None entry: a part no rule may cover); `subject` names those rules for the user.
+    read; a None entry: a part no rule may cover); `subject` names those rules for the user;
+    `rejects` the rules a saved rejection matches and "Always reject" saves (default: `rules`; a
+    bash command's program and subcommand), named by `reject_subject`.
     """
 
     tool_name: str
@@ -122,6 +126,8 @@ class Classified:
     exposed: bool
     rules: list[str | None]
     subject: str
+    rejects: list[str] | None = None
+    reject_subject: str = ""
 
     @property
     def savable(self) -> bool:
@@ -141,8 +147,9 @@ class PermissionPolicy:
         """Classify a call of `tool` (see `Classified`). Raises whatever `tool.paths` raises."""
         paths = tool.paths(params, ctx)
         writing = tool.category == "write"
-        sensitive = [p for p in paths if is_sensitive(p, ctx.config_dir, writing=writing)]
-        outside = [p for p in paths if not is_inside(p, ctx.cwd)]
+        linked = [p for p in paths if ctx.multi_linked(p)]  # may be another name of a file outside
+        sensitive = [p for p in paths if is_sensitive(p, ctx.config_dir, writing=writing) or p in linked]
+        outside = [p for p in paths if not is_inside(p, ctx.cwd) or p in linked]
         exposed = bool(sensitive or outside)
         if tool.category == "read":
             dirs = sorted({str(p if p.is_dir() else p.parent) for p in outside if p not in sensitive})
@@ -154,6 +161,10 @@ class PermissionPolicy:
             found = shell_parts(str(getattr(params, "command", "")), ctx.cwd, ctx.config_dir)
             rules = [p.rule for p in found]
             subject = describe_rules([r for r in rules if r])
+            rejects = [p.family for p in found if p.family]
+            call = Classified(tool.name, tool.category, paths, bool(outside), exposed, rules, subject)
+            call.rejects, call.reject_subject = rejects, describe_rules(rejects)
+            return call
         elif tool.name == "agent":
             rules, subject = ["agent"], "sub-agent runs in this session"
         else:
@@ -162,7 +173,7 @@ class PermissionPolicy:
 
     def decide(self, call: Classified) -> Verdict:
         """Decide for `call` once: `allow`, `ask` or `deny` (see the module docstring)."""
-        if any(r in self.rejected for r in call.rules if r):
+        if any(r in self.rejected for r in (call.rejects if call.rejects is not None else call.rules) if r):
             return Verdict("deny", PERMISSION_DENIED)
         covered = all(r is not None and r in self.allowed for r in call.rules)
         if call.category == "read":
@@ -181,7 +192,10 @@ class PermissionPolicy:
         """The options offered for `call`: `always` ones only when their rule would cover it."""
         if not call.savable:
             return [PermissionOption("allow_once", "Allow once"), PermissionOption("reject_once", "Reject once")]
-        return every_option(call.subject)
+        options = every_option(call.subject)
+        if call.reject_subject:
+            options[3] = PermissionOption("reject_always", f"Always reject {call.reject_subject}")
+        return options
 
     def remember(self, call: Classified, answer: Answer) -> None:
         """Save the rules of `call` for an `always` answer (an `always` answer for a call that
@@ -191,7 +205,7 @@ class PermissionPolicy:
         if answer == "allow_always":
             self.allowed.update(r for r in call.rules if r)
         elif answer == "reject_always":
-            self.rejected.update(r for r in call.rules if r)
+            self.rejected.update(r for r in (call.rejects if call.rejects is not None else call.rules) if r)
 
 
 class PermissionGate:

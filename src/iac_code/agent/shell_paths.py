@@ -5,53 +5,59 @@ project covers the project. A command gets no rule when an argument names a sens
 text (`.git/hooks/x`, `~/.netrc`, `key.pem`, in any letter case, as an option's attached value
 `-t.git/hooks`, or through a glob that can match a hidden name `.gi?/`), may leave the cwd by its
 text (absolute, `~`, `..`), or resolves, through symlinks, outside the cwd or to a sensitive path
-(`docs/pre-commit` when `docs` links to `.git/hooks`). The sensitive names are the file tools'
-(`tools.paths`): one list for both.
+(`docs/pre-commit` when `docs` links to `.git/hooks`); a regular file with more than one hard
+link counts as outside. A recursive read (`grep -r`, `rg`, `diff -r`, a Helm chart) gets no rule
+when the tree it reads holds a sensitive file, a link leading out or a multi-linked file. The
+sensitive names are the file tools' (`tools.paths`): one list for both.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from iac_code.tools.paths import (
     CONTROL_DIR_NAMES,
     CONTROL_FILE_NAMES,
-    SENSITIVE_FILE_NAMES,
+    SENSITIVE_CONFIG_DIRS,
     is_inside,
     is_sensitive,
+    multi_linked,
     resolve,
+    sensitive_name,
 )
 
-SENSITIVE_NAMES = frozenset(
-    name.casefold()
-    for name in CONTROL_DIR_NAMES
-    | CONTROL_FILE_NAMES
-    | SENSITIVE_FILE_NAMES
-    | {".git", ".iac-code"}
-)
-"""Path components that make an argument name a sensitive path: the names `tools.paths` holds
-sensitive for the file tools (PROTOCOL.md), so a command naming one (`cp x .git/hooks/pre-commit`,
-`cat ~/.netrc`) gets no rule, like a write or a read of it with a file tool. Names ending `.pem`
-and holding `.env` count too."""
+SENSITIVE_NAMES = frozenset(name.casefold() for name in CONTROL_DIR_NAMES | CONTROL_FILE_NAMES | {".iac-code"})
+"""Path components that make an argument name a path sensitive to write (`cp x .git/hooks/x`), also
+at the end of a longer word (`-t.git`); the names sensitive to read are `paths.sensitive_name`'s."""
 
 DEVICE_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 """Device files an argument or redirection may name without touching a file."""
 
+MAX_WALKED = 20_000
+"""A recursive read whose tree has more entries than this is taken to reach a sensitive file."""
 
-def names_sensitive(word: str) -> bool:
-    """Whether the argument `word` may name a sensitive path (`.git/hooks/x`, `~/.ssh`, `.env.prod`),
-    also as an option's attached value (`-t.git/hooks`, `--output=.env`), in any letter case (a
-    case-insensitive disk opens `.GIT/config` as `.git/config`), or through a glob that can match a
-    hidden name (`.gi?/config`)."""
-    for part in re.split(r"[/=]", word.casefold()):
+
+def names_sensitive(word: str, *, glob: bool = True) -> bool:
+    """Whether the argument `word` may name a sensitive path (`.git/hooks/x`, `~/.ssh`, `.env.prod`,
+    `HEAD:id_rsa`), also as an option's attached value (`-t.git/hooks`, `--output=.env`), in any
+    letter case (a case-insensitive disk opens `.GIT/config` as `.git/config`), or, when bash may
+    expand it (`glob`), through a glob that can match a hidden name (`.gi?/config`)."""
+    pieces = re.split(r"[/=:,]", word.casefold())
+    for i, part in enumerate(pieces):
+        short = part[2:] if part.startswith("-") and not part.startswith("--") else part
         if (
             any(part.endswith(name) for name in SENSITIVE_NAMES)
             or ".env" in part
-            or part.endswith(".pem")
+            or sensitive_name(part)
+            or sensitive_name(short)
+            or (part == ".config" and i + 1 < len(pieces) and pieces[i + 1] in SENSITIVE_CONFIG_DIRS)
         ):
             return True
-        if part.startswith(".") and any(c in part for c in "*?["):
+        if glob and part.startswith(".") and any(c in part for c in "*?["):
             return True
     return False
 
@@ -70,14 +76,73 @@ def leaves_cwd(word: str) -> bool:
     return False
 
 
-def exposes(arguments: tuple[str, ...], cwd: Path, config_dir: Path) -> bool:
-    """Whether one of `arguments` resolves (from the real `cwd`, through symlinks) outside `cwd` or
-    to a path that is sensitive to write."""
+def exposes(arguments: Iterable[str], cwd: Path, config_dir: Path, root: Path | None = None) -> bool:
+    """Whether one of `arguments`, resolved from the real directory `cwd` through symlinks, is
+    outside `root` (default `cwd`: the project), sensitive to write, or a multi-linked file."""
+    root = root or cwd
     for argument in arguments:
         try:
             real = resolve(cwd, argument)
         except (OSError, ValueError):
             return True
-        if not is_inside(real, cwd) or is_sensitive(real, config_dir, writing=True):
+        if not is_inside(real, root) or is_sensitive(real, config_dir, writing=True) or multi_linked(real):
+            return True
+    return False
+
+
+def reaches_sensitive(top: Path, root: Path, config_dir: Path, *, hidden: bool = True) -> bool:
+    """Whether a recursive read of the real path `top` may read a secret: a file sensitive to read
+    (`is_sensitive`), a symbolic link leading outside `root` or to a sensitive path, a
+    multi-linked file, or more than `MAX_WALKED` entries to look at. Without `hidden`, names
+    starting with `.` are skipped as the reader skips them (`rg` without `--hidden`)."""
+    if not top.is_dir():
+        return is_sensitive(top, config_dir) or multi_linked(top)
+    seen = 0
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        seen += len(entries)
+        if seen > MAX_WALKED:
+            return True
+        for entry in entries:
+            if not hidden and entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            if entry.is_symlink():
+                real = Path(os.path.realpath(path))
+                if not is_inside(real, root) or is_sensitive(real, config_dir):
+                    return True
+            elif is_sensitive(path, config_dir):
+                return True
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(path)
+            elif entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink > 1:
+                return True
+    return False
+
+
+def glob_matches(pattern: str, cwd: Path) -> list[str] | None:
+    """The names bash expands the glob `pattern` to in `cwd` now (hidden names only when the
+    pattern's component starts with `.`, as bash without `dotglob`), or None when the pattern is
+    one this function cannot expand as bash would (quotes, backslashes, `[^…]`, braces)."""
+    if any(c in pattern for c in "'\"\\{}") or "[^" in pattern:
+        return None
+    return glob.glob(pattern, root_dir=cwd)
+
+
+def foreign_repository(start: Path, root: Path) -> bool:
+    """Whether `git` started in the real directory `start` may use a repository the agent could
+    have made: on the way up from `start` to the first directory holding `.git`, a directory
+    inside `root` that is itself a repository (`HEAD`, `objects/`, `refs/`: a bare one, whose
+    `config` may run code through `core.fsmonitor`, `core.pager` or `diff.external`). A `.git`
+    (written only with the person's approval) ends the search, as it ends git's."""
+    for directory in (start, *start.parents):
+        if os.path.lexists(directory / ".git"):
+            return False
+        if is_inside(directory, root) and (directory / "HEAD").is_file() and (directory / "objects").is_dir() and (directory / "refs").is_dir():
             return True
     return False

@@ -1,126 +1,67 @@
 """What a `bash` command is, for permission rules: its parts and the rule each part could match.
 
 PROTOCOL.md (Permissions): a saved bash rule names a program and its subcommand (`terraform fmt`,
-`git status`); a compound command (`;`, `&&`, `||`, `|`, `$(…)`, backticks, redirection to a
-file) matches only when every part matches; a command that deletes, downloads-and-runs or
-escalates never gets a rule. The command is parsed with tree-sitter-bash (MIT), and only the shell
-syntax listed in `_STRUCTURE` is understood: anything else (loops, functions, `if`, a program name
-that is not a literal word, a syntax error) makes the whole command opaque, so it always asks.
+`git status`) and covers only the options of that program's safe list (`shell_safe`); another
+program gets a rule for its exact command line (`shell_cover`); a compound command (`;`, `&&`,
+`||`, `|`, `$(…)`, backticks, redirection to a file) matches only when every part matches; a
+command that deletes, downloads-and-runs or escalates never gets a rule. The command is parsed with
+tree-sitter-bash (MIT), and only the shell syntax listed in `_STRUCTURE` is understood: anything
+else (loops, functions, `if`, a program name that is not a literal word, a syntax error) makes the
+whole command opaque, so it always asks.
 
 `parts(command)` returns one `Part` per simple command (also those inside `$(…)`, backticks and
 `<(…)`) and per redirection to a file. A part's `rule` is the text a saved rule must equal, or
-None when no rule may ever cover it (redirection to a file, `rm -r`, `sudo`, an interpreter, a
-program given by its path, a command prefixed with variable assignments, an opaque command).
+None when no rule may ever cover it. With the session's cwd, each part's paths are checked from
+every directory the command may be in when it runs (after a `cd`), globs as bash expands them
+now, recursive reads on the trees they read, and `git` on the repository it would use.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import tree_sitter
 import tree_sitter_bash
 
+from iac_code.agent.shell_cover import PATHLESS_PROGRAMS, Cover, cover
 from iac_code.agent.shell_paths import (
     DEVICE_FILES,
     exposes,
+    foreign_repository,
+    glob_matches,
     leaves_cwd,
     names_sensitive,
+    reaches_sensitive,
 )
+from iac_code.tools.paths import resolve
 
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One simple command or file redirection of a command line; `rule` as in the module docstring."""
+    """One simple command or file redirection of a command line; `rule` as in the module docstring.
+
+    `paths` are its literal arguments that name files, `globs` its unquoted patterns (bash expands
+    them when it runs); `cover` what else its rule needs checked (`shell_cover.Cover`)."""
 
     text: str
     rule: str | None
     paths: tuple[str, ...] = ()
-    """Its literal arguments that may name files (an option's value after `=` included)."""
+    globs: tuple[str, ...] = ()
+    cover: Cover | None = None
+
+    @property
+    def family(self) -> str | None:
+        """The rule "Always reject" saves for this part: its program and subcommand (`terraform
+        apply` for the exact line `terraform apply -no-color`), else its `rule`."""
+        return (self.cover.family if self.cover else None) or self.rule
 
 
-SUBCOMMAND_PROGRAMS: dict[str, frozenset[str]] = {
-    "git": frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"}),
-    "kubectl": frozenset({"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}),
-    "helm": frozenset({"-n", "--namespace", "--kube-context", "--kubeconfig"}),
-    "docker": frozenset({"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}),
-    "podman": frozenset({"--connection", "--url"}),
-    "aws": frozenset({"--profile", "--region", "--output", "--endpoint-url", "--query"}),
-    "aliyun": frozenset({"--profile", "-p", "--region", "--mode"}),
-    "gcloud": frozenset({"--project", "--account", "--configuration"}),
-    "az": frozenset({"--subscription"}),
-    "make": frozenset({"-C", "-f", "--file", "--directory", "-j", "-o", "-W"}),
-    "iac-code": frozenset({"-p", "--prompt", "--output-format", "--permission-mode", "--allow", "--model", "--max-turns", "--resume"}),
-    **{p: frozenset() for p in (
-        "terraform", "tofu", "terragrunt", "packer", "pulumi", "cdk", "cdktf", "sam", "kustomize", "ros",
-        "npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "cargo", "go", "gh", "glab", "brew",
-        "apt", "apt-get", "systemctl", "ansible-galaxy", "tflint", "checkov", "eksctl", "doctl", "vault",
-        "nomad", "consul", "infracost", "serverless", "sls", "flux", "argocd", "istioctl", "minikube", "kind",
-        "k3d", "skaffold", "gsutil", "oci",
-    )},
-}
-"""Programs whose first non-flag word is a subcommand, with their global flags that take a value."""
-
-NO_RULE_PROGRAMS = frozenset(
-    {
-        # escalate or run another command given as arguments
-        "sudo", "doas", "su", "pkexec", "env", "xargs", "eval", "exec", "command", "builtin", "nohup",
-        "time", "timeout", "nice", "ionice", "watch", "strace", "parallel", "flock", "setsid", "chroot",
-        "source", ".", "ssh", "trap", "coproc", "compgen", "complete", "fc",
-        # editors run commands given as options (`vim -es -c '!cmd'`)
-        "vi", "vim", "nvim", "ex", "emacs",
-        # set variables from their input (`read PATH <<< .` makes the next `ls` run ./ls)
-        "read", "mapfile", "readarray", "getopts",
-        # change what a later word runs: `hash -p ./evil ls`, `enable -f x.so`, `shopt -s expand_aliases`
-        "alias", "unalias", "hash", "enable", "shopt",
-        # shells and interpreters: their argument is a program
-        "bash", "sh", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3", "perl", "ruby",
-        "node", "deno", "bun", "php", "lua", "awk", "gawk", "osascript",
-        # download a package named on the command line and run it
-        "npx", "pnpx", "bunx", "uvx", "pipx",
-        # destroy data
-        "dd", "shred", "mkfs", "fdisk", "parted", "wipefs", "truncate",
-    }
-)
-"""Programs no rule is ever saved for: each call asks (PROTOCOL.md: deletes, downloads-and-runs, escalates)."""
-
-DANGEROUS_SUBCOMMANDS = frozenset(
-    {
-        "terraform destroy", "tofu destroy", "terragrunt destroy", "pulumi destroy", "cdk destroy",
-        "kubectl delete", "helm uninstall", "helm delete", "git clean", "git push", "git reset",
-        "npm exec", "npm x", "pnpm dlx", "pnpm exec", "yarn dlx",  # download a package and run it, like npx
-        "git config",  # writes .git/config, which runs code (core.fsmonitor, core.hooksPath)
-    }
-)
-"""Subcommands that destroy infrastructure or history: no rule is saved for them."""
-
-RUNS_ARGUMENT: dict[str, tuple[str, ...]] = {
-    "git grep": ("-O", "--open-files-in-pager"),
-    "git difftool": ("-x", "--extcmd"),
-    "git rebase": ("-x", "--exec"),
-    "git fetch": ("--upload-pack",),
-    "git pull": ("--upload-pack",),
-    "git clone": ("-u", "--upload-pack", "--config"),
-    "git ls-remote": ("--upload-pack",),
-    "git archive": ("--exec",),
-    "git submodule": ("foreach",),
-    "git bisect": ("run",),
-    "tar": ("--to-command", "--checkpoint-action", "-I", "--use-compress-program", "--info-script", "--new-volume-script", "-F"),
-    "rsync": ("-e", "--rsh", "--rsync-path"),
-    "scp": ("-S",),
-    "zip": ("-TT", "--unzip-command"),
-    "iac-code": ("-p", "--prompt", "--continue", "--resume"),  # runs an agent on the prompt given (with its own --allow)
-}
-"""Options (and words) with which a rule's command runs another command it is given: no rule covers
-a call using one (`git grep -O'sh -c …'`, `tar --to-command=…`, `git submodule foreach …`)."""
-
-DANGEROUS_FLAGS = frozenset(
-    {"-auto-approve", "--auto-approve", "--force", "--hard", "--no-verify", "-c", "--exec-path", "--config-env"}
-)
-"""Flags that skip a confirmation or a safety check, or (`git -c`) run configured code, on any
-program with a subcommand."""
+READ_REDIRECT = "<"
+"""The provisional rule of an input redirection (`< file`): it is covered when its file passes the
+path checks (then it is dropped from the parts), else it is a part no rule covers."""
 
 _STRUCTURE = frozenset({"program", "list", "pipeline", "redirected_statement", "subshell", "negated_command", "comment"})
 """Syntax whose parts are simply the commands inside it."""
@@ -139,9 +80,6 @@ _HEREDOC_STATEMENTS = frozenset({"command", "pipeline", "list", "redirected_stat
 """What tree-sitter puts inside a heredoc redirect when the line goes on after `<<EOF`."""
 
 _INERT_LEAVES = frozenset({"raw_string", "ansi_c_string", "comment", "heredoc_start", "heredoc_end"})
-_PATHLESS_PROGRAMS = frozenset({"echo", "printf", "true", "false", ":", "test", "[", "expr", "seq", "sleep"})
-"""Programs that never open a file named by an argument: an argument whose value is only known
-when the command runs (`echo "$(whoami)"`) cannot make them touch a sensitive path."""
 
 _BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 
@@ -160,9 +98,14 @@ def _parser() -> tree_sitter.Parser:
 def parts(command: str, cwd: Path | None = None, config_dir: Path | None = None, *, exact: bool = False) -> list[Part]:
     """The parts of `command` (see the module docstring); an opaque command is one part with no rule.
 
-    With `cwd` (real) and `config_dir`, a part with an argument that resolves, through symlinks, to
-    a path outside `cwd` or to a sensitive one (`tools.paths`, as for a write) gets no rule either:
-    `cp x docs/pre-commit` when `docs` links to `.git/hooks`.
+    With `cwd` (real) and `config_dir`, a part gets no rule either when, from a directory the
+    command may be in when it runs (`cwd`, or after a `cd`), an argument or a glob's match resolves
+    through symlinks outside `cwd`, to a sensitive path (`tools.paths`, as for a write) or to a
+    multi-linked file (`cp x docs/pre-commit` when `docs` links to `.git/hooks`, `cd sub && cat
+    key` when `sub/key` links to `~/.ssh/id_rsa`); when a glob may expand to an option (a name
+    starting with `-`) or after another part that writes; when its recursive read reaches a
+    sensitive file (`grep -r PASSWORD .` with a `.env`); or when `git` would use a repository the
+    agent could have made (`shell_paths.foreign_repository`).
 
     With `exact` (the session's commands run without a sandbox: PROTOCOL.md, Command sandbox), every
     part that could have a rule gets the rule for its exact text instead (`exact_rule`)."""
@@ -177,10 +120,55 @@ def parts(command: str, cwd: Path | None = None, config_dir: Path | None = None,
     except (Opaque, UnicodeError, RecursionError):
         return [Part(command.strip(), None)]
     if cwd is not None and config_dir is not None:
-        found = [Part(p.text, None) if p.rule and exposes(p.paths, cwd, config_dir) else p for p in found]
+        found = _checked(found, cwd, config_dir)
+    found = [p for p in found if p.rule != READ_REDIRECT]
     if exact:
-        found = [Part(p.text, exact_rule(p.text), p.paths) if p.rule else p for p in found]
+        found = [replace(p, rule=exact_rule(p.text)) if p.rule else p for p in found]
     return found
+
+
+def _checked(found: list[Part], cwd: Path, config_dir: Path) -> list[Part]:
+    """`found` with the rule of each part that fails a check of `parts` taken away."""
+    dirs = [cwd]
+    checked: list[Part] = []
+    writers = sum(1 for p in found if p.rule and p.rule != READ_REDIRECT and (p.cover is None or p.cover.writes))
+    for part in found:
+        how = part.cover
+        if part.rule and not _passes(part, dirs, cwd, config_dir, writers):
+            part = Part(part.text, None)
+        checked.append(part)
+        if how is not None and how.cd is not None:
+            dirs = list(dict.fromkeys([*dirs, *(_resolved(d, how.cd) for d in dirs)]))
+    return checked
+
+
+def _passes(part: Part, dirs: list[Path], cwd: Path, config_dir: Path, writers: int) -> bool:
+    how = part.cover or Cover(part.rule)
+    for directory in dirs:
+        if exposes(part.paths, directory, config_dir, root=cwd):
+            return False
+        roots = list(how.roots)
+        for pattern in part.globs:
+            matches = glob_matches(pattern, directory)
+            others_write = writers > (1 if how.writes else 0)
+            if matches is None or others_write or any(m.startswith("-") for m in matches):
+                return False
+            if exposes(matches, directory, config_dir, root=cwd):
+                return False
+            if how.roots:
+                roots += matches
+        if any(reaches_sensitive(_resolved(directory, r), cwd, config_dir, hidden=how.hidden) for r in roots):
+            return False
+        if how.git_from is not None and foreign_repository(_resolved(directory, how.git_from), cwd):
+            return False
+    return True
+
+
+def _resolved(directory: Path, path: str) -> Path:
+    try:
+        return resolve(directory, path)
+    except (OSError, ValueError):
+        return directory / path
 
 
 EXACT = "exactly "
@@ -261,17 +249,23 @@ def _nested_redirects(node: tree_sitter.Node, out: list[Part]) -> None:
 
 
 def _redirect(node: tree_sitter.Node) -> list[Part]:
-    """A redirection to a file is a part no rule covers; `2>&1` and `/dev/null` are not files."""
+    """A redirection to a file is a part no rule covers; `2>&1` and `/dev/null` are not files; an
+    input redirection (`< file`) is a `READ_REDIRECT` part when its file is a literal path that
+    may be checked (`wc -l < ~/.ssh/id_rsa` is a read of that key)."""
     operator = next((c.type for c in node.children if not c.is_named), "")
     target = node.child_by_field_name("destination")
     if target is None:
         return []
     text = _literal(target)
-    if operator in ("<", "<<<") or text in DEVICE_FILES:
+    whole = node.text.decode("utf-8", "replace")
+    if text in DEVICE_FILES or operator == "<<<":
         return []
     if operator in (">&", "<&") and (target.type == "number" or text == "-"):
         return []
-    return [Part(node.text.decode("utf-8", "replace"), None)]
+    if operator == "<":
+        readable = text is not None and not leaves_cwd(text) and not names_sensitive(text)
+        return [Part(whole, READ_REDIRECT if readable else None, (text,) if text else ())]
+    return [Part(whole, None)]
 
 
 def _literal(node: tree_sitter.Node) -> str | None:
@@ -296,7 +290,7 @@ def _literal(node: tree_sitter.Node) -> str | None:
 def _simple(node: tree_sitter.Node) -> Part:
     text = node.text.decode("utf-8", "replace")
     if node.type == "test_command":
-        return Part(text, "test")
+        return Part(text, "test", cover=Cover("test", writes=False))
     if node.type == "declaration_command":  # export / local / declare / readonly / typeset
         return Part(text, None)
     words: list[str | None] = []
@@ -313,23 +307,24 @@ def _simple(node: tree_sitter.Node) -> Part:
             literal = _literal(child)
             words.append(literal)
             raw = child.text.decode("utf-8", "replace")
-            if names_sensitive(_unquoted(child)):
+            if names_sensitive(_unquoted(child), glob=child.type in ("word", "concatenation")):
                 return Part(text, None)
             if literal is None and child.type == "word" and "$" not in raw and "`" not in raw:
-                globs.append(raw)  # `docs/*`: bash lists the directory before the first pattern
+                globs.append(raw)  # `*.tf`: bash expands it to names when the command runs
             elif literal is None or _braces(child):  # `$X`, `$(…)`, `$'\x74'`, `{a,b}`
                 expanded = True
         else:
             raise Opaque
-    if expanded and words and words[0] not in _PATHLESS_PROGRAMS:
+    pathless = bool(words) and words[0] in PATHLESS_PROGRAMS
+    if expanded and not pathless:
         return Part(text, None)  # `cp x "$(printf .git)/hooks/x"`: the path is not known until it runs
-    if any(leaves_cwd(g) for g in globs) and words[0] not in _PATHLESS_PROGRAMS:
+    if any(leaves_cwd(g) for g in globs) and not pathless:
         return Part(text, None)  # `cat /etc/*`, `grep -r key ~/*`
-    paths = [piece for w in words[1:] if w for piece in w.split("=")[0 if w[0] != "-" else 1 :] if piece]
-    paths += [d for d in map(_glob_directory, globs) if d]
-    if words and words[0] in _PATHLESS_PROGRAMS:
-        paths = []
-    return Part(text, rule_of(words), tuple(paths))
+    how = cover(words)
+    if how.rule is None:
+        return Part(text, None)
+    rule = exact_rule(text) if how.exact else how.rule
+    return Part(text, rule, () if pathless else how.paths, () if pathless else tuple(globs), how)
 
 
 def _braces(node: tree_sitter.Node) -> bool:
@@ -338,77 +333,6 @@ def _braces(node: tree_sitter.Node) -> bool:
     return node.type != "raw_string" and _BRACES.search(node.text.decode("utf-8", "replace")) is not None
 
 
-def _glob_directory(pattern: str) -> str:
-    """The directory a glob lists, before its first pattern character (`docs/*.sh` -> `docs`; `*.tf` -> "")."""
-    first = min((i for i in (pattern.find(c) for c in "*?[") if i >= 0), default=len(pattern))
-    return pattern[: max(pattern.rfind("/", 0, first), 0)]
-
-
 def _unquoted(node: tree_sitter.Node) -> str:
     """The text of an argument with its quotes and backslashes removed (expansions left as written)."""
     return re.sub(r"[\\'\"]", "", node.text.decode("utf-8", "replace"))
-
-
-def rule_of(words: list[str | None]) -> str | None:
-    """The rule a simple command `words` (None: a word with expansions) could match, or None."""
-    if not words or words[0] is None:
-        return None
-    program = words[0]
-    if program in NO_RULE_PROGRAMS or program.startswith("mkfs") or "=" in program:
-        return None
-    if "/" in program:  # `./deploy.sh`: the file can change after the rule is saved
-        return None
-    if any(w is not None and names_sensitive(w) for w in words[1:]):
-        return None
-    if program not in _PATHLESS_PROGRAMS and any(w is not None and leaves_cwd(w) for w in words[1:]):
-        return None
-    if program in ("cd", "pushd") and (len(words) == 1 or "-" in words[1:]):  # `cd` alone goes home
-        return None
-    if program == "printf" and any(w is None or w.startswith("-v") for w in words[1:]):  # `printf -v PATH .`
-        return None
-    if program == "rm" and any(w is None or _deletes_recursively(w) for w in words[1:]):
-        return None
-    if program == "find" and any(w is None or w in ("-exec", "-execdir", "-ok", "-okdir", "-delete") for w in words[1:]):
-        return None
-    if program in ("chmod", "chown", "chgrp") and any(w is None or w in ("-R", "--recursive") for w in words[1:]):
-        return None
-    value_flags = SUBCOMMAND_PROGRAMS.get(program)
-    if value_flags is None:
-        return None if _runs_argument(program, words) else program
-    sub: str | None = None
-    skip = False
-    for word in words[1:]:
-        if skip:
-            skip = False
-            continue
-        if word is None:
-            return None
-        if word.startswith("-"):
-            skip = word in value_flags
-            continue
-        sub = word
-        break
-    if any(w.split("=", 1)[0] in DANGEROUS_FLAGS for w in words[1:] if w is not None):
-        return None
-    rule = f"{program} {sub}" if sub is not None else program
-    return None if rule in DANGEROUS_SUBCOMMANDS or _runs_argument(rule, words) else rule
-
-
-def _runs_argument(rule: str, words: list[str | None]) -> bool:
-    """Whether `words` use one of `RUNS_ARGUMENT[rule]`, also with an attached value (`-Ocmd`, `--exec=cmd`)."""
-    flags = RUNS_ARGUMENT.get(rule, ())
-    for word in words[1:]:
-        if word is None:
-            continue
-        for flag in flags:
-            short = len(flag) == 2 and flag[0] == "-"
-            if word == flag or word.startswith(flag + "=") or (short and word.startswith(flag)):
-                return True
-    return False
-
-
-def _deletes_recursively(word: str) -> bool:
-    """Whether an `rm` argument is a recursive or forced flag (`-r`, `-Rf`, `--recursive`, `--force`)."""
-    if word in ("--recursive", "--force", "--no-preserve-root"):
-        return True
-    return word.startswith("-") and not word.startswith("--") and any(c in word for c in "rRf")

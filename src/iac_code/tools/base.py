@@ -27,6 +27,7 @@ from iac_code.core.events import (
 from iac_code.redact import Redactor
 from iac_code.tools.client import ClientFiles, ClientTerminals
 from iac_code.tools.files import printable, resolve_arg
+from iac_code.tools.paths import multi_linked
 
 Category = Literal["read", "write", "execute"]
 """Permission category (PROTOCOL.md, Permissions): read-only, write, execute."""
@@ -152,6 +153,7 @@ class ToolContext:
     terminals: ClientTerminals | None = None
     partial: ToolResult | None = None
     _resolved: dict[str, Path] = field(default_factory=dict)
+    _linked: dict[Path, bool] = field(default_factory=dict)
 
     def resolve(self, path: str | None) -> Path:
         """The real absolute path of a tool's path argument (None or "" means `cwd`), resolved
@@ -164,6 +166,16 @@ class ToolContext:
         found = self._resolved.get(key)
         if found is None:
             found = self._resolved[key] = resolve_arg(self.cwd, key)
+        return found
+
+    def multi_linked(self, path: Path) -> bool:
+        """Whether the resolved `path` was a regular file with more than one hard link when this
+        call first asked (`paths.multi_linked`), so permissions treated it as outside the project
+        (PROTOCOL.md, Permissions). The answer is kept for the call: a file tool passes it to
+        `nofollow.ParentDir`, which refuses a file that has gained a link since the check."""
+        found = self._linked.get(path)
+        if found is None:
+            found = self._linked[path] = multi_linked(path)
         return found
 
     async def report(self, content: list[ToolContent]) -> None:

@@ -203,7 +203,7 @@ async def _prepare(path: Path, ctx: ToolContext, params: EditFileInput) -> Edit 
     if problem:
         return problem + (" To create a file, use write_file." if is_missing(try_stat(path)) else "")
     try:
-        with ParentDir(path) as parent:
+        with ParentDir(path, linked=ctx.multi_linked(path)) as parent:
             data = parent.read_capped(MAX_EDIT_BYTES)
     except PathChanged as exc:
         return changed_message(name, exc, "edited")

@@ -42,7 +42,7 @@ from iac_code.tools.files import (
     stat_target,
 )
 from iac_code.tools.grep_results import MAX_LINE_CHARS, OutputMode, Results
-from iac_code.tools.paths import is_sensitive
+from iac_code.tools.paths import is_sensitive, multi_linked
 from iac_code.tools.walk import glob_regex, walk_files
 
 Accept = Callable[[Path], bool]
@@ -169,8 +169,8 @@ def _filter(root: Path, glob: str | None, config_dir: Path, single: bool) -> Acc
     def accept(path: Path) -> bool:
         if single:
             return True
-        if check_sensitive and is_sensitive(path, config_dir):
-            return False
+        if check_sensitive and (is_sensitive(path, config_dir) or multi_linked(path)):
+            return False  # a multi-linked file may be another name of a file outside
         if regex is None:
             return True
         return regex.match(path.name if by_name else path.relative_to(root).as_posix()) is not None

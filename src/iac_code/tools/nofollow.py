@@ -33,6 +33,19 @@ class PathChanged(OSError):
         self.path = path
 
 
+class HardLinked(PathChanged):
+    """A file that had one name when it was checked now has more (a hard link was made since)."""
+
+    def __init__(self, path: Path) -> None:
+        OSError.__init__(
+            self,
+            errno.EMLINK,
+            f"{path} has another name (a hard link, perhaps to a file outside the project) that it "
+            "did not have when it was checked",
+        )
+        self.path = path
+
+
 def changed_message(name: str, exc: PathChanged, action: str) -> str:
     """The tool error for `PathChanged`: what was not done and what to do."""
     return (
@@ -44,13 +57,16 @@ def changed_message(name: str, exc: PathChanged, action: str) -> str:
 class ParentDir:
     """The directory holding `path`, opened without following links; use as a context manager.
 
-    `create=True` makes missing directories (mode 0777 minus the umask). Raises `PathChanged`
-    or the `OSError` of a missing directory (FileNotFoundError) or one that cannot be opened.
+    `create=True` makes missing directories (mode 0777 minus the umask). `linked` says the check
+    saw the file multi-linked (and asked about it as outside): otherwise a file with more than one
+    hard link is refused with `HardLinked` when it is opened or replaced. Raises `PathChanged` or
+    the `OSError` of a missing directory (FileNotFoundError) or one that cannot be opened.
     """
 
-    def __init__(self, path: Path, create: bool = False) -> None:
+    def __init__(self, path: Path, create: bool = False, *, linked: bool = False) -> None:
         self.path = path
         self.name = path.name
+        self.linked = linked
         self.fd = _open_dirs(path.parent, create)
 
     def __enter__(self) -> ParentDir:
@@ -84,6 +100,8 @@ class ParentDir:
                 raise IsADirectoryError(errno.EISDIR, "Is a directory")
             if not stat.S_ISREG(mode):
                 raise OSError(errno.EINVAL, "not a regular file (a device, FIFO or socket)")
+            if not self.linked and os.fstat(fd).st_nlink > 1:
+                raise HardLinked(self.path)
             os.set_blocking(fd, True)
         except BaseException:
             os.close(fd)
@@ -101,9 +119,13 @@ class ParentDir:
         over the name. An existing file keeps its permission bits; a new one gets 0666 minus the
         umask. Raises OSError (the temp file is removed)."""
         try:
-            mode: int | None = stat.S_IMODE(self.lstat().st_mode)
+            st = self.lstat()
         except FileNotFoundError:
-            mode = None
+            mode: int | None = None
+        else:
+            mode = stat.S_IMODE(st.st_mode)
+            if not self.linked and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                raise HardLinked(self.path)
         tmp = f".iac-code-{os.urandom(6).hex()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=self.fd)
         try:
@@ -120,11 +142,18 @@ class ParentDir:
             raise
 
 
-def check_dirs(path: Path) -> None:
-    """Verify that the directories holding `path` still contain no symbolic link (before a client
-    is asked to touch `path`). Raises `PathChanged` or OSError; a missing directory is fine."""
+def check_dirs(path: Path, *, linked: bool = False) -> None:
+    """Verify that the directories holding `path` still contain no symbolic link, and (unless
+    `linked`, as for `ParentDir`) that the file has not gained a hard link, before a client is
+    asked to touch `path`. Raises `PathChanged` or OSError; a missing directory is fine."""
     with contextlib.suppress(FileNotFoundError):
-        os.close(_open_dirs(path.parent, create=False))
+        with ParentDir(path, linked=linked) as parent:
+            try:
+                st = parent.lstat()
+            except FileNotFoundError:
+                return
+            if not linked and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                raise HardLinked(path)
 
 
 def _open_dirs(directory: Path, create: bool) -> int:

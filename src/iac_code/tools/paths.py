@@ -8,22 +8,35 @@ project that points outside it counts as outside.
 from __future__ import annotations
 
 import os
+import re
+import stat
 import unicodedata
 from pathlib import Path
 
-SENSITIVE_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker"})
+SENSITIVE_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".aliyun"})
+"""Directories whose files hold keys and tokens (PROTOCOL.md, Permissions: sensitive paths)."""
+SENSITIVE_CONFIG_DIRS = frozenset({"gcloud", "gh"})
+"""Directories under `.config/` that hold tokens (`~/.config/gcloud`, `~/.config/gh/hosts.yml`)."""
 SENSITIVE_FILE_NAMES = frozenset(
     {
-        "credentials",
+        "credentials",  # ~/.aws/credentials and the like
         ".netrc",
         ".pgpass",
         ".git-credentials",
-        "id_rsa",
-        "id_ed25519",
+        ".npmrc",  # registry tokens
+        ".pypirc",
+        ".vault-token",
+        ".terraformrc",  # Terraform CLI settings, with `credentials` blocks
+        "terraform.rc",
         "credentials.tfrc.json",  # Terraform CLI / HCP Terraform API tokens
         "application_default_credentials.json",  # gcloud
     }
 )
+SENSITIVE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore")
+"""Private keys and key stores, by extension."""
+_SSH_KEY = re.compile(r"id_(rsa|dsa|ecdsa|ed25519|xmss)([-_.][^/]*)?")
+"""An ssh private key's name (`id_rsa`, `id_ed25519_sk`, `id_ecdsa.old`; not `id_rsa.pub`)."""
+
 PLAIN_CONFIG_DIRS = frozenset({".ssh", ".aws", ".azure"})
 """Sensitive directories whose `config` file holds settings, not secrets (unlike `.kube/config`)."""
 
@@ -35,10 +48,27 @@ CONTROL_FILE_NAMES = frozenset(
     {
         ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
         ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".gitconfig",
-        ".terraformrc", ".npmrc", ".pypirc",
+        ".terraformrc", ".npmrc", ".pypirc", ".mcp.json",
     }
 )
 """Shell start-up files and tool settings that run code or hold tokens: writing them is sensitive."""
+
+
+def sensitive_name(name: str) -> bool:
+    """Whether a file called `name` (one path component, any letter case) holds secrets by its name
+    alone: `.env*`, ssh private keys (`id_rsa`, `id_ed25519`, …), `*.pem *.key *.p12 *.pfx *.jks
+    *.keystore`, `*.tfstate*`, `credentials*.json`, `*kubeconfig*` and the files of
+    `SENSITIVE_FILE_NAMES` (PROTOCOL.md, Permissions: sensitive paths)."""
+    name = name.casefold()
+    return (
+        name in SENSITIVE_FILE_NAMES
+        or name.startswith(".env")  # .env, .env.prod, .envrc
+        or name.endswith(SENSITIVE_SUFFIXES)
+        or (_SSH_KEY.fullmatch(name) is not None and not name.endswith(".pub"))
+        or ".tfstate" in name  # terraform.tfstate, x.tfstate.backup
+        or (name.startswith("credentials") and name.endswith(".json"))
+        or "kubeconfig" in name
+    )
 
 
 MAX_SCANNED_ENTRIES = 10_000
@@ -107,11 +137,12 @@ def is_inside(path: Path, root: Path) -> bool:
 
 
 def is_sensitive(path: Path, config_dir: Path, *, writing: bool = False) -> bool:
-    """Whether reading `path` could expose secrets (`.ssh` keys, cloud credentials, `.env` files, the
-    config dir), or, with `writing`, whether writing it could also run code or redirect credentials
-    (anything under `.git/`, `.iac-code/`, `.terraform/`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`,
-    shell start-up files; PROTOCOL.md, Permissions: "Sensitive paths"). Names are compared in any
-    letter case. `path` must be real (symlinks resolved)."""
+    """Whether reading `path` could expose secrets (`SENSITIVE_DIR_NAMES`, `.config/gcloud`,
+    `.config/gh`, `sensitive_name`, the config dir), or, with `writing`, whether writing it could
+    also run code or redirect credentials (anything under `.git/`, `.iac-code/`, `.terraform/`,
+    `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up files, `.mcp.json`; PROTOCOL.md,
+    Permissions: "Sensitive paths"). Names are compared in any letter case. `path` must be real
+    (symlinks resolved)."""
     real_config = Path(os.path.realpath(config_dir))
     if is_inside(path, real_config):
         return True
@@ -120,13 +151,26 @@ def is_sensitive(path: Path, config_dir: Path, *, writing: bool = False) -> bool
         return True
     if writing and path.parent.name == "fish" and path.parent.parent.name == ".config":
         return True
+    parts = path.parts
+    if any(a == ".config" and b in SENSITIVE_CONFIG_DIRS for a, b in zip(parts, parts[1:], strict=False)):
+        return True
     plain_config = path.name == "config" and path.parent.name in PLAIN_CONFIG_DIRS
-    if any(part in SENSITIVE_DIR_NAMES for part in path.parts[:-1]) and not plain_config:
+    if any(part in SENSITIVE_DIR_NAMES for part in parts[:-1]) and not plain_config:
         return True
-    if path.parts and path.name in SENSITIVE_DIR_NAMES:
+    if parts and path.name in SENSITIVE_DIR_NAMES:
         return True
-    name = path.name
-    return name in SENSITIVE_FILE_NAMES or name.startswith(".env") or name.endswith(".pem")  # .env, .env.prod, .envrc
+    return sensitive_name(path.name)
+
+
+def multi_linked(path: Path) -> bool:
+    """Whether `path` is a regular file with more than one hard link (`st_nlink > 1`): another of
+    its names may be outside the project, so it counts as outside (PROTOCOL.md, Permissions).
+    A link is not followed; a missing file is not multi-linked."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
 
 
 def display(path: Path, cwd: Path) -> str:

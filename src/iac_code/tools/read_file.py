@@ -101,7 +101,7 @@ class ReadFileTool(Tool[ReadFileInput]):
             return ToolResult.error(error)
         count = MAX_LINES if params.end_line is None else min(MAX_LINES, params.end_line - start + 1)
         try:
-            f = await asyncio.to_thread(_open, path)
+            f = await asyncio.to_thread(_open, path, ctx.multi_linked(path))
         except PathChanged as exc:
             return ToolResult.error(changed_message(name, exc, "read"))
         except OSError as exc:
@@ -137,9 +137,9 @@ class ReadFileTool(Tool[ReadFileInput]):
         return result
 
 
-def _open(path: Path) -> BinaryIO:
+def _open(path: Path, linked: bool) -> BinaryIO:
     """`path` opened for reading without following any link (`ParentDir.open_read`)."""
-    with ParentDir(path) as parent:
+    with ParentDir(path, linked=linked) as parent:
         return parent.open_read()
 
 

@@ -22,7 +22,7 @@ async def editor_text(path: Path, ctx: ToolContext, line: int | None = None, lim
     or None when the client does not offer reads. Raises `ClientError` or `PathChanged`."""
     if ctx.files is None or not ctx.files.can_read:
         return None
-    check_dirs(path)
+    check_dirs(path, linked=ctx.multi_linked(path))
     return await ctx.files.read_text(path, line, limit)
 
 
@@ -41,11 +41,12 @@ async def write_text(path: Path, name: str, text: str, ctx: ToolContext, data: b
     disk is left alone (writing behind its back is what it just declined).
     """
     try:
-        with ParentDir(path, create=True) as parent:
+        with ParentDir(path, create=True, linked=ctx.multi_linked(path)) as parent:
             if not writes_to_editor(ctx):
                 parent.replace(text.encode("utf-8") if data is None else data)
                 return None
         assert ctx.files is not None
+        check_dirs(path, linked=ctx.multi_linked(path))
         await ctx.files.write_text(path, text)
     except PathChanged as exc:
         return changed_message(name, exc, "written")

@@ -113,7 +113,7 @@ class _Problem:
 async def _current_text(path: Path, name: str, ctx: ToolContext) -> str | None | _Problem:
     """The text `path` has now, for the diff: the editor's (unsaved changes included) when the
     client offers reads and the file exists, else the disk's; None if it does not exist."""
-    old = _old_text(path, name)
+    old = _old_text(path, name, ctx.multi_linked(path))
     if isinstance(old, str) and not old.startswith("[previous content:"):
         with contextlib.suppress(ClientError, PathChanged):  # else the disk's copy makes a fair diff
             text = await editor_text(path, ctx)
@@ -122,7 +122,7 @@ async def _current_text(path: Path, name: str, ctx: ToolContext) -> str | None |
     return old
 
 
-def _old_text(path: Path, name: str) -> str | None | _Problem:
+def _old_text(path: Path, name: str, linked: bool) -> str | None | _Problem:
     """The current text of `path` on disk for the diff: None if it does not exist, or a `_Problem`."""
     st = try_stat(path)
     if is_missing(st):
@@ -143,7 +143,7 @@ def _old_text(path: Path, name: str) -> str | None | _Problem:
     if not stat.S_ISREG(st.st_mode):
         return _Problem(f"{name} is not a regular file (a device, FIFO or socket); it cannot be written.")
     try:
-        with ParentDir(path) as parent:
+        with ParentDir(path, linked=linked) as parent:
             data = parent.read_capped(MAX_DIFF_BYTES)
     except PathChanged as exc:
         return _Problem(changed_message(name, exc, "written"))
