@@ -267,17 +267,21 @@ class _Page(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-async def test_web_fetch_returns_markdown_without_asking(tmp_path):
+async def test_web_fetch_asks_once_per_host_and_returns_markdown(tmp_path):
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/docs"
+    host = f"127.0.0.1:{httpd.server_address[1]}"
+    url = f"http://{host}/docs"
     try:
         root = project(tmp_path)
-        script = [turn(use("web_fetch", url=url)), say("fetched")]
-        async with spawn_agent(root, script=script, env={"IAC_CODE_ALLOW_PRIVATE_FETCH": "1"}) as agent:
+        script = [turn(use("web_fetch", url=url)), turn(use("web_fetch", url=url + "/more")), say("fetched")]
+        client = RecordingClient(answers=["allow_always"])
+        async with spawn_agent(root, script=script, client=client, env={"IAC_CODE_ALLOW_PRIVATE_FETCH": "1"}) as agent:
             sid = await agent.new_session()
             assert (await agent.prompt(sid, "fetch")).stop_reason == "end_turn"
-            assert agent.client.permissions == []
+            [asked] = agent.client.permissions  # the second fetch from the host runs unasked
+            names = {o.option_id: o.name for o in asked.options}
+            assert names["allow_always"] == f"Always allow fetches from `{host}`"
             start, updates = the_call(agent, sid, f"Fetch {url}")
             assert (start.title, start.kind) == ("Fetch", "fetch")
             call = merged(updates)

@@ -76,3 +76,22 @@ def test_a_rejected_rule_is_denied_without_asking_in_every_mode(ctx):
         assert action(policy, BashTool(), {"command": "terraform fmt && terraform apply"}, ctx) == "deny"
     policy.mode = "default"
     assert action(policy, BashTool(), {"command": "terraform plan"}, ctx) == "ask"
+
+
+def test_fetches_ask_per_host_except_documentation_hosts(ctx):
+    from iac_code.tools.web_fetch import WebFetchTool
+
+    policy = PermissionPolicy("default")
+    fetch = WebFetchTool()
+    assert action(policy, fetch, {"url": "https://registry.terraform.io/v1/providers/hashicorp/aws"}, ctx) == "allow"
+    assert action(policy, fetch, {"url": "https://kubernetes.io/docs/concepts/"}, ctx) == "allow"
+    first = classify(policy, fetch, {"url": "https://example.com/page?q=1"}, ctx)
+    assert policy.decide(first).action == "ask"
+    assert policy.options(first)[1].name == "Always allow fetches from `example.com`"
+    policy.remember(first, "allow_always")
+    assert action(policy, fetch, {"url": "https://example.com/other"}, ctx) == "allow"
+    assert action(policy, fetch, {"url": "https://evil.example/?d=secret"}, ctx) == "ask"
+    assert action(policy, fetch, {"url": "https://example.com.evil.example/"}, ctx) == "ask"
+    assert action(policy, fetch, {"url": "https://example.com@evil.example/"}, ctx) == "ask"
+    odd = classify(policy, fetch, {"url": "https://evil.example\\@example.com/"}, ctx)
+    assert policy.decide(odd).action == "ask" and [o.kind for o in policy.options(odd)] == ["allow_once", "reject_once"]

@@ -111,8 +111,9 @@ async def test_redirects_are_followed_up_to_the_limit(server, private_ok, call):
     assert loop.is_error and "Too many redirects" in loop.output
 
 
-async def test_every_redirect_target_is_checked(server, ctx, call, monkeypatch):
-    """Allow the test server's address but nothing else private: the redirect to 169.254.169.254 is refused."""
+async def test_a_redirect_to_another_host_is_reported_not_followed(server, ctx, call, monkeypatch):
+    """Permissions are per host: the redirect to 169.254.169.254 is not requested; the model is told
+    where it points, so fetching it is a call of its own that the gate decides on."""
     checked: list[str] = []
 
     async def only_the_test_server(url: str, allow_private: bool) -> None:
@@ -125,8 +126,27 @@ async def test_every_redirect_target_is_checked(server, ctx, call, monkeypatch):
     monkeypatch.setattr(web_fetch, "check_url", only_the_test_server)
     monkeypatch.setattr(web_fetch, "check_peer", peer_of_the_test_server)
     result = await call(tool, url=f"{server}/to-metadata")
-    assert result.is_error and "169.254.169.254" in result.output
-    assert checked == [f"{server}/to-metadata", "http://169.254.169.254/latest/meta-data/"]
+    assert "redirects to http://169.254.169.254/latest/meta-data/, on another host" in result.output
+    assert checked == [f"{server}/to-metadata"]
+    same_host = await call(tool, url=f"{server}/hop/2")
+    assert same_host.output.startswith(f"URL: {server}/text\n")
+    assert checked[1:] == [f"{server}/hop/2", f"{server}/hop/1", f"{server}/hop/0", f"{server}/text"]
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("https://registry.terraform.io/v1/providers", "registry.terraform.io"),
+        ("https://Registry.Terraform.IO.:443/x", "registry.terraform.io"),
+        ("https://registry.terraform.io@evil.example/x", "evil.example"),
+        ("http://127.0.0.1:8080/a", "127.0.0.1:8080"),
+        ("http://bücher.example/", "xn--bcher-kva.example"),
+        ("https://evil.example\\@registry.terraform.io/", None),
+        ("file:///etc/passwd", None),
+    ],
+)
+def test_the_host_a_rule_names_is_the_one_connected_to(url, host):
+    assert web_fetch.fetch_host(url) == host
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ that was checked and approved. Rules (PROTOCOL.md, Permissions):
 
 - read-only tools inside the session cwd run without asking; reads outside it (symlinks
   resolved, a multi-linked file counting as outside) or of files holding secrets
-  (`paths.is_sensitive`) ask, except in `bypass_permissions`;
+  (`paths.is_sensitive`) ask, except in `bypass_permissions`; `web_fetch` asks per host, except
+  for the documentation hosts (`web_fetch.DOCUMENTATION_HOSTS`);
 - `write_file`/`edit_file` ask in `default`, run in `accept_edits` and `bypass_permissions`, and
   are refused in `plan`; a write to a sensitive path (`.git/`, `.iac-code/`, the config dir,
   `.env*`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up files) asks in every mode but
@@ -18,7 +19,7 @@ that was checked and approved. Rules (PROTOCOL.md, Permissions):
 - `allow_always`/`reject_always` save a rule, never a blank cheque: edits of non-sensitive files
   inside the cwd; a bash program and subcommand with its safe options, or an exact command line
   (`shell_rules`), every part of a compound command needing its own; sub-agent runs; reads in one
-  directory outside the cwd; one named other tool.
+  directory outside the cwd; fetches from one host; one named other tool.
   A call with a part no rule may cover (sensitive or outside paths, `rm -r`, `sudo`, a command
   that cannot be parsed) is offered only `allow_once`/`reject_once`. A saved rejection wins over
   every mode.
@@ -38,6 +39,7 @@ from iac_code.config import ModeId
 from iac_code.core.events import Location, ToolContent, ToolKind
 from iac_code.tools.base import Category, Tool, ToolContext, ToolInput, ToolPreview
 from iac_code.tools.paths import is_inside, is_sensitive
+from iac_code.tools.web_fetch import DOCUMENTATION_HOSTS, fetch_host
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +153,10 @@ class PermissionPolicy:
         sensitive = [p for p in paths if is_sensitive(p, ctx.config_dir, writing=writing) or p in linked]
         outside = [p for p in paths if not is_inside(p, ctx.cwd) or p in linked]
         exposed = bool(sensitive or outside)
+        if tool.name == "web_fetch":  # per host (PROTOCOL.md, Permissions)
+            host = fetch_host(str(getattr(params, "url", "")))
+            rules = [] if host in DOCUMENTATION_HOSTS else [f"fetch {host}" if host else None]
+            return Classified(tool.name, tool.category, paths, False, False, rules, f"fetches from `{host}`")
         if tool.category == "read":
             dirs = sorted({str(p if p.is_dir() else p.parent) for p in outside if p not in sensitive})
             rules: list[str | None] = [None] * len(sensitive) + [f"read {d}" for d in dirs]

@@ -1,6 +1,10 @@
 """`web_fetch`: fetch an http(s) URL and return its text, HTML converted to Markdown.
 
-Limits: 5 redirects (each target checked like the first URL), 5 MB of body, 20 s per request
+Permissions ask per host (PROTOCOL.md, Permissions: "Always allow fetches from `HOST`"); the hosts
+of `DOCUMENTATION_HOSTS` are fetched without asking. A redirect to another host is not followed:
+the result names its target, so fetching it is a call the permission gate decides on.
+
+Limits: 5 redirects on the same host (each target checked like the first URL), 5 MB of body, 20 s per request
 (10 s to connect), 60 s in all; the text returned is cut at `max_length` characters (default
 50,000). Host names are resolved and every address is checked: loopback, private, link-local
 and other non-global addresses are refused unless `allow_private_fetch` is set
@@ -38,6 +42,49 @@ USER_AGENT = "iac-code (web_fetch)"
 _TEXT_TYPES = ("application/json", "application/xml", "application/yaml", "application/x-yaml", "application/javascript")
 
 
+DOCUMENTATION_HOSTS = frozenset(
+    {
+        "registry.terraform.io", "developer.hashicorp.com", "registry.opentofu.org", "opentofu.org",
+        "docs.aws.amazon.com", "help.aliyun.com", "www.alibabacloud.com", "learn.microsoft.com",
+        "cloud.google.com", "kubernetes.io", "helm.sh", "artifacthub.io",
+    }
+)
+"""Documentation hosts fetched without asking: the providers' and tools' reference docs, whose
+servers keep what a request carries in their logs, out of a prompt-injected page's reach."""
+
+
+def fetch_host(url: str) -> str | None:
+    """The host a fetch of `url` reaches, as a rule names it: the lower-case host name, with the
+    port when one is given (`registry.terraform.io`, `127.0.0.1:8080`); None for a URL that is not
+    http(s), has no host, or holds characters URL parsers read differently (`\\`, spaces, controls)."""
+    if any(c in url for c in "\\ \t") or not url.isprintable():
+        return None
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return _named(parts.scheme, parts.hostname, port)
+
+
+def _named(scheme: str, host: str, port: int | None) -> str:
+    """A host as rules name it: lower case, IDNA-encoded (a look-alike name shows as `xn--…`),
+    IPv6 in brackets, the port only when it is not the scheme's default."""
+    host = host.rstrip(".").lower()
+    try:
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        pass
+    if ":" in host:
+        host = f"[{host}]"
+    return host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 class WebFetchInput(ToolInput):
     url: str = Field(min_length=1, description="The http:// or https:// URL to fetch.")
     max_length: int = Field(
@@ -59,7 +106,8 @@ class WebFetchTool(Tool[WebFetchInput]):
     description = (
         "Fetch a web page or text document (e.g. provider documentation, a module README, a JSON "
         "API response) over http or https. HTML is converted to Markdown; other text is returned "
-        "as is; binary content is refused. Redirects are followed (up to 5). Local and private "
+        "as is; binary content is refused. Redirects on the same host are followed (up to 5); a "
+        "redirect to another host is reported, fetch its URL to follow it. Local and private "
         "network addresses are refused."
     )
     input_model = WebFetchInput
@@ -90,16 +138,32 @@ class WebFetchTool(Tool[WebFetchInput]):
 
 async def _fetch(client: httpx.AsyncClient, params: WebFetchInput, allow_private: bool) -> ToolResult:
     url = params.url
+    host = fetch_host(url)
     for _ in range(MAX_REDIRECTS + 1):
         await check_url(url, allow_private)
+        if host is None or _client_host(url) != host:  # the approved host is the one httpx connects to
+            raise FetchRefused(f"Refused to fetch {url!r}: its host cannot be read unambiguously.")
         async with client.stream("GET", url) as response:
             check_peer(response, allow_private)
             if response.is_redirect and "location" in response.headers:
                 url = str(response.url.join(response.headers["location"]))
+                if fetch_host(url) != host:
+                    return ToolResult(
+                        output=f"{response.url} redirects to {url}, on another host, which web_fetch does not "
+                        "follow by itself. Fetch that URL to read it (the user may be asked first)."
+                    )
                 continue
             body, truncated = await _read_body(response)
             return await _result(params, response, body, truncated)
     raise FetchRefused(f"Too many redirects (more than {MAX_REDIRECTS}) starting at {params.url}; last: {url}")
+
+
+def _client_host(url: str) -> str:
+    """`fetch_host` as httpx reads the URL."""
+    import httpx
+
+    parsed = httpx.URL(url)
+    return _named(parsed.scheme, parsed.host, parsed.port)
 
 
 async def check_url(url: str, allow_private: bool) -> None:
