@@ -89,10 +89,21 @@ def no_resources(t: RosTemplate) -> Iterator[Diagnostic]:
         yield diag(no_resources, t.path, t.doc.line, t.doc.column, "the template has no Resources section")
 
 
-@rule("ros.resource-type", "error", "a resource `Type` that is not `ALIYUN::…`/`DATASOURCE::…`/a custom type", kind="ros")
+@rule("ros.resource-type", "error", "a resource `Type` that is not of the ROS form, or a misspelling of a ROS type", kind="ros")
 def resource_type(t: RosTemplate) -> Iterator[Diagnostic]:
-    """ROS types are `ALIYUN::Service::Resource`, `DATASOURCE::...`, `MODULE::...` or `Custom::...`."""
+    """ROS types are `ALIYUN::Service::Resource`, `DATASOURCE::...`, `MODULE::...` or
+    `Custom::...`; an `ALIYUN::`/`DATASOURCE::` type ROS's published types (`resource_types`)
+    lack is reported when it misspells one of them (other letter case, or one or two letters
+    off within the service): ROS accepts older types its CDK no longer lists, so an unknown
+    name alone is not an error."""
+    from iac_code.iac.ros import resource_types
+
     for name, r in t.section("Resources").items() if not t.transformed else ():
         rtype = r.get("Type") if isinstance(r, PosDict) else None
-        if isinstance(rtype, str) and not rtype.startswith(TYPE_PREFIXES):
+        if not isinstance(rtype, str):
+            continue
+        if not rtype.startswith(TYPE_PREFIXES):
             yield diag(resource_type, t.path, *r.pos("Type"), f'resource "{name}": "{rtype}" is not a ROS type (ALIYUN::Service::Resource)')
+        elif rtype.startswith(("ALIYUN::", "DATASOURCE::")) and resource_types.lookup(rtype) is None \
+                and (known := resource_types.misspelt(rtype)) is not None:
+            yield diag(resource_type, t.path, *r.pos("Type"), f'resource "{name}": ROS has no resource type "{rtype}" (did you mean "{known}"?)')

@@ -157,3 +157,18 @@ def validate(directory: Path) -> list[Diagnostic]:
         message = d.get("summary", "") + (f": {d['detail']}" if d.get("detail") else "")
         out.append(diag(VALIDATE if d.get("severity") == "error" else VALIDATE_WARNING, file, start.get("line", 1), start.get("column", 1), message))
     return out
+
+
+def providers_schema(directory: Path) -> dict | None:
+    """`terraform providers schema -json` in an initialised `directory` (one with `.terraform/`):
+    the installed providers' own schemas (it starts their plugins), or None."""
+    exe = binary()
+    if exe is None or not (directory / ".terraform").is_dir():
+        return None
+    try:
+        proc = subprocess.run([exe, "providers", "schema", "-json"], cwd=directory, capture_output=True, text=True,
+                              encoding="utf-8", errors="replace", timeout=TIMEOUT_S, env=_env(), stdin=subprocess.DEVNULL, check=False)
+        result = json.loads(proc.stdout or "null") if proc.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    return result if isinstance(result, dict) and isinstance(result.get("provider_schemas"), dict) else None

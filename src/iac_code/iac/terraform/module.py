@@ -84,12 +84,15 @@ class ModuleTarget:
     """What the rules of kind `terraform` check: one directory's `module`; `load` gives other
     modules (local module calls); `root` when no scanned module calls it (its variables' values
     are then known: defaults, .tfvars); `var_module`: for a directory of .tfvars files only, the
-    module above it they are meant for. `shared` keeps analyses several rules use (computed once)."""
+    module above it they are meant for; `provider_schemas`: the output of `terraform providers
+    schema -json` where it was run (`--terraform-validate` in an initialised directory).
+    `shared` keeps analyses several rules use (computed once)."""
 
     module: Module
     load: ModuleLoader
     root: bool = False
     var_module: Module | None = None
+    provider_schemas: dict | None = None
     shared: dict[str, Any] = field(default_factory=dict)
 
     def once(self, name: str, compute: Callable[[], Any]) -> Any:

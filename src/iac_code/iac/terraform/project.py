@@ -99,7 +99,8 @@ def check(tf_dirs: dict[Path, list[Path]], reader: Reader, options: Options) -> 
         mod = load(directory)
         if mod is None:
             continue
-        target = ModuleTarget(mod, load, root=bool(mod.blocks) and directory not in called)
+        installed = cli.providers_schema(directory) if options.terraform_validate and not reader.overlay else None
+        target = ModuleTarget(mod, load, root=bool(mod.blocks) and directory not in called, provider_schemas=installed)
         out += rules.run("terraform", target, selection, min(files))
         if fmt:
             formatting += [f for f in mod.files if f not in mod.broken]

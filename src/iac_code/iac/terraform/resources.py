@@ -1,125 +1,303 @@
-"""A little provider knowledge, without provider schemas: the arguments the most common network
-resources require (an error when missing: Terraform's "Missing required argument"), their
-argument names, so a close misspelling gets a warning with the likely name, and the common
-resource types, so a near miss gets a warning.
+"""Resources and data sources against their provider's schema (`schema.py`): a type the
+provider does not have, an argument or block it does not accept (or one it computes), a
+required argument that is missing, and a reference to an attribute the type does not export.
+
+Which schema: the provider a block uses (its `provider` argument, else its type's prefix),
+whose source (`required_providers`, default `hashicorp/<name>`) must be the bundled data's; the
+installed providers' own schema when the target has it (`terraform providers schema -json`,
+with `--terraform-validate`), which always wins. The data cannot speak for a provider version
+the module excludes (its `required_providers` constraint, or `.terraform.lock.hcl` locking
+another major version): such blocks are not checked, nor are `.tf.json` files (their blocks and
+arguments look alike). A false error on real code is worse than a missed defect: where the data
+cannot say, nothing is said.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lark import Tree
 
 from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
-from iac_code.iac.terraform.module import Decl, ModuleTarget
+from iac_code.iac.rules import Rule, rule
+from iac_code.iac.terraform import schema
+from iac_code.iac.terraform.hcl import Attr, Block, references
+from iac_code.iac.terraform.module import Module, ModuleTarget, is_override
+from iac_code.iac.terraform.references import uses
+from iac_code.iac.terraform.schema import Provider, Shape
 
-META = {"count", "for_each", "provider", "depends_on", "lifecycle", "provisioner", "connection"}
-REQUIRED = {
-    "alicloud_vswitch": ("vpc_id", "cidr_block"),
-    "alicloud_security_group_rule": ("type", "ip_protocol", "security_group_id"),
-    "aws_subnet": ("vpc_id",),
-    "aws_security_group_rule": ("type", "from_port", "to_port", "protocol", "security_group_id"),
-    "aws_iam_role": ("assume_role_policy",),
-    "aws_route_table_association": ("route_table_id",),
-}
-KNOWN = {
-    "alicloud_vpc": """vpc_name name cidr_block description resource_group_id tags enable_ipv6 ipv6_isp user_cidrs
-        secondary_cidr_blocks classic_link_enabled dry_run is_default system_route_table_name
-        system_route_table_description ipv4_ipam_pool_id ipv4_cidr_mask ipv6_cidr_block force_delete
-        enable_dns_hostname""",
-    "alicloud_vswitch": """vswitch_name name cidr_block vpc_id zone_id availability_zone description tags
-        enable_ipv6 ipv6_cidr_block_mask is_default""",
-    "alicloud_security_group": """security_group_name name description vpc_id resource_group_id
-        security_group_type inner_access_policy inner_access tags""",
-    "alicloud_security_group_rule": """type ip_protocol port_range security_group_id cidr_ip ipv6_cidr_ip
-        source_security_group_id source_group_owner_account prefix_list_id policy priority nic_type description""",
-    "aws_vpc": """cidr_block instance_tenancy ipv4_ipam_pool_id ipv4_netmask_length ipv6_cidr_block ipv6_ipam_pool_id
-        ipv6_netmask_length ipv6_cidr_block_network_border_group enable_dns_support
-        enable_network_address_usage_metrics enable_dns_hostnames assign_generated_ipv6_cidr_block tags
-        tags_all enable_classiclink enable_classiclink_dns_support region""",
-    "aws_subnet": """vpc_id cidr_block availability_zone availability_zone_id customer_owned_ipv4_pool enable_dns64
-        enable_lni_at_device_index enable_resource_name_dns_aaaa_record_on_launch
-        enable_resource_name_dns_a_record_on_launch ipv6_cidr_block ipv6_native map_customer_owned_ip_on_launch
-        map_public_ip_on_launch outpost_arn assign_ipv6_address_on_creation private_dns_hostname_type_on_launch
-        tags tags_all region""",
-}
-KNOWN_SETS = {k: frozenset(v.split()) for k, v in KNOWN.items()}
-RESOURCE_TYPES = frozenset("""
-alicloud_vpc alicloud_vswitch alicloud_security_group alicloud_security_group_rule alicloud_instance
-alicloud_nat_gateway alicloud_eip_address alicloud_eip_association alicloud_snat_entry alicloud_forward_entry
-alicloud_slb_load_balancer alicloud_slb_listener alicloud_alb_load_balancer alicloud_db_instance
-alicloud_db_database alicloud_db_account alicloud_oss_bucket alicloud_ram_role alicloud_ram_policy
-alicloud_ram_user alicloud_route_entry alicloud_route_table alicloud_route_table_attachment alicloud_ecs_disk
-alicloud_ecs_key_pair alicloud_cs_managed_kubernetes alicloud_kvstore_instance alicloud_log_project
-alicloud_log_store alicloud_vpc_ipv4_cidr_block alicloud_common_bandwidth_package alicloud_ecs_instance_set
-aws_vpc aws_subnet aws_security_group aws_security_group_rule aws_instance aws_internet_gateway aws_nat_gateway
-aws_eip aws_route_table aws_route aws_route_table_association aws_s3_bucket aws_s3_bucket_policy
-aws_s3_bucket_versioning aws_s3_bucket_public_access_block aws_iam_role aws_iam_policy
-aws_iam_role_policy_attachment aws_iam_role_policy aws_iam_instance_profile aws_iam_user aws_lb aws_alb
-aws_lb_target_group aws_lb_listener aws_db_instance aws_db_subnet_group aws_kms_key aws_kms_alias
-aws_cloudwatch_log_group aws_lambda_function aws_ecs_cluster aws_ecs_service aws_ecs_task_definition
-aws_eks_cluster aws_eks_node_group aws_vpc_endpoint aws_key_pair aws_launch_template aws_autoscaling_group
-aws_sns_topic aws_sqs_queue aws_dynamodb_table aws_ecr_repository aws_route53_record aws_route53_zone
-aws_acm_certificate aws_vpc_ipv4_cidr_block_association aws_network_acl aws_flow_log aws_alb_listener
-aws_alb_target_group aws_lb_listener_rule aws_alb_listener_rule aws_lb_target_group_attachment
-aws_alb_target_group_attachment
-""".split())
+META_ARGUMENTS = frozenset({"count", "for_each", "provider", "depends_on"})
+_VERSION = re.compile(r"^\s*(=|!=|>=|<=|>|<|~>)?\s*v?(\d+(?:\.\d+){0,2})(?:[-+][\w.]*)?\s*$")
 
 
-def _typo_distance(a: str, b: str) -> int:
-    """Edits (insert, delete, substitute, swap of neighbours) turning `a` into `b`."""
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
+@dataclass
+class Schemas:
+    """Where a module's blocks find their provider's schema: `installed` ({`hashicorp/aws`:
+    Provider} from `terraform providers schema -json`, None when not run) wins over the
+    bundled data."""
+
+    installed: dict[str, Provider] | None = None
+    _cache: dict = field(default_factory=dict)
+
+    def provider(self, mod: Module, local_name: str) -> Provider | None:
+        """The schema for provider `local_name` in `mod`, or None when nothing can be said."""
+        key = (mod.dir, local_name)
+        if key not in self._cache:
+            self._cache[key] = self._find(mod, local_name)
+        return self._cache[key]
+
+    def _find(self, mod: Module, local_name: str) -> Provider | None:
+        source, constraint = _required_provider(mod, local_name)
+        if self.installed is not None:
+            return self.installed.get(source)
+        data = schema.bundled(local_name)
+        if data is None or data.name != source:
+            return None
+        if constraint and data.version and _admits(constraint, data.version) is not True:
+            return None
+        locked = _locked_version(mod.dir, source)
+        if locked and data.version and locked.split(".")[0] != data.version.split(".")[0]:
+            return None
+        return data
 
 
-def _resources(t: ModuleTarget) -> Iterator[Decl]:
-    for d in t.module.blocks:
-        if d.block.type == "resource":
-            yield d
+def _normal_source(source: str) -> str:
+    """`registry.terraform.io/hashicorp/aws`, `Hashicorp/AWS` -> `hashicorp/aws`."""
+    parts = source.strip().lower().split("/")
+    name = "/".join(parts[-2:]) if len(parts) >= 2 else f"hashicorp/{parts[0]}"
+    return schema.SAME_PROVIDER.get(name, name)
 
 
-@rule("terraform.resource-missing-argument", "error", "a common resource type without an argument it requires (vswitch/subnet `vpc_id`, ...)",
-      kind="terraform")
-def resource_missing_argument(t: ModuleTarget) -> Iterator[Diagnostic]:
-    """Terraform: "Missing required argument", for the types in `REQUIRED`."""
-    for d in _resources(t):
-        b = d.block
-        names = {a.name for a in b.attrs}
-        missing = [r for r in REQUIRED.get(b.labels[0], ()) if r not in names]
-        if missing:
-            yield diag(resource_missing_argument, d.file, b.line, b.column,
-                       f'resource "{b.labels[0]}" "{b.labels[1]}" lacks the required argument{"s" if len(missing) > 1 else ""} {", ".join(missing)}')
+def _required_provider(mod: Module, local_name: str) -> tuple[str, str | None]:
+    """(source, version constraint or None) of `local_name` in `mod`'s `required_providers`."""
+    from iac_code.iac.terraform.evaluate import literal
+
+    source, constraint = _normal_source(f"hashicorp/{local_name}"), None
+    for decl in mod.blocks:
+        if decl.block.type != "terraform":
+            continue
+        for rp in decl.block.blocks:
+            if rp.type != "required_providers":
+                continue
+            for a in rp.attrs:
+                if a.name != local_name:
+                    continue
+                value = literal(a.expr) if isinstance(a.expr, Tree) else None
+                if isinstance(value, str):  # the legacy form: aws = "~> 5.0"
+                    constraint = value
+                elif isinstance(value, dict):
+                    if isinstance(value.get("source"), str):
+                        source = _normal_source(value["source"])
+                    if isinstance(value.get("version"), str):
+                        constraint = value["version"]
+                else:
+                    source = "?"  # not a literal: unknown
+    return source, constraint
 
 
-@rule("terraform.unknown-resource-type", "warning", "a resource type one letter or two away from a common alicloud/aws type", kind="terraform")
+_LOCK = re.compile(r'provider\s+"([^"]+)"\s*\{[^}]*?\bversion\s*=\s*"([^"]+)"', re.S)
+
+
+def _locked_version(directory: Path, source: str) -> str | None:
+    """The version `.terraform.lock.hcl` (in `directory` or up to three parents) locks `source` to."""
+    for d in [directory, *list(directory.parents)[:3]]:
+        try:
+            text = (d / ".terraform.lock.hcl").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        for name, version in _LOCK.findall(text):
+            if _normal_source(name) == source:
+                return version
+        return None
+    return None
+
+
+def _parts(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split("."))
+
+
+def _admits(constraint: str, version: str) -> bool | None:
+    """Whether a Terraform version constraint (`~> 5.0, != 5.1.0`) admits `version`; None when
+    the constraint cannot be read."""
+    have = _parts(version.split("-")[0])
+    for part in constraint.split(","):
+        m = _VERSION.match(part)
+        if not m:
+            return None
+        op, want_text = m.group(1) or "=", m.group(2)
+        want = _parts(want_text)
+        if op == "~>":  # the rightmost given part may grow: ~> 5.1 is >= 5.1, < 6
+            ok = have >= want and (len(want) == 1 or have[:len(want) - 1] == want[:-1])
+        else:
+            full = want + (0,) * (3 - len(want))  # 6.69 is 6.69.0
+            ok = {"=": have == full, "!=": have != full, ">": have > full, ">=": have >= full,
+                  "<": have < full, "<=": have <= full}[op]
+        if not ok:
+            return False
+    return True
+
+
+def _local_name(b: Block) -> str:
+    """The provider local name a resource/data block uses: its `provider = NAME[.alias]`, else
+    its type's prefix."""
+    a = b.attr("provider")
+    if a is not None and isinstance(a.expr, Tree):
+        refs, _ = references(a.expr)
+        if len(refs) == 1:
+            return refs[0].root
+    return b.labels[0].split("_", 1)[0] if b.labels else ""
+
+
+def _shape_of(schemas: Schemas, mod: Module, b: Block) -> tuple[Provider | None, Shape | None]:
+    provider = schemas.provider(mod, _local_name(b)) if len(b.labels) == 2 else None
+    if provider is None:
+        return None, None
+    shape = provider.resource(b.labels[0]) if b.type == "resource" else provider.data_source(b.labels[0])
+    return provider, shape
+
+
+def _schemas(t: ModuleTarget) -> Schemas:
+    """The schemas of the target's providers (the installed ones when the target has them)."""
+    return t.once("provider-schemas", lambda: Schemas(schema.installed(t.provider_schemas) if t.provider_schemas else None))
+
+
+def _typed_blocks(t: ModuleTarget):
+    """(decl, provider, shape or None) of each resource/data block whose provider's schema is
+    known (`.tf.json` files are left out: their blocks and arguments look alike)."""
+    def compute():
+        out = []
+        for decl in t.module.blocks:
+            b = decl.block
+            if b.type in ("resource", "data") and len(b.labels) == 2 and not decl.file.name.endswith(".json"):
+                provider, shape = _shape_of(_schemas(t), t.module, b)
+                if provider is not None:
+                    out.append((decl, provider, shape))
+        return out
+
+    return t.once("typed-blocks", compute)
+
+
+@rule("terraform.unknown-resource-type", "error", "a resource type or data source its provider does not have", kind="terraform")
 def unknown_resource_type(t: ModuleTarget) -> Iterator[Diagnostic]:
-    """A likely misspelling of a type in `RESOURCE_TYPES` (a warning: providers add types)."""
-    for d in _resources(t):
-        rtype = d.block.labels[0]
-        if rtype not in RESOURCE_TYPES and rtype.startswith(("alicloud_", "aws_")):
-            close = [x for x in difflib.get_close_matches(rtype, RESOURCE_TYPES, n=3, cutoff=0.85) if _typo_distance(rtype, x) <= 2]
-            if close:
-                yield diag(unknown_resource_type, d.file, d.block.line, d.block.column, f'"{rtype}" looks like a misspelling of the resource type "{close[0]}"')
+    """Terraform: "The provider hashicorp/aws does not support resource type ...". Checked for
+    the providers with bundled schemas (aws, alicloud, azurerm, google, kubernetes, helm, random,
+    null, tls, local, archive, time; `terraform providers schema -json` for all with
+    `--terraform-validate`), when the module's version constraint admits the data's version."""
+    for decl, provider, shape in _typed_blocks(t):
+        if shape is None:
+            b = decl.block
+            names = list(provider.resources if b.type == "resource" else provider.data_sources)
+            what = "data source" if b.type == "data" else "resource type"
+            yield diag(unknown_resource_type, decl.file, b.line, b.column,
+                       f'{provider.name} {provider.version or ""} has no {what} "{b.labels[0]}"{_hint(b.labels[0], names)}'.replace("  ", " "))
 
 
-@rule("terraform.resource-unknown-argument", "warning", "an argument of a VPC/subnet/security group resource that looks misspelt",
+@rule("terraform.resource-unknown-argument", "error", "an argument or block a resource/data source does not have (or one its provider computes)",
       kind="terraform")
 def resource_unknown_argument(t: ModuleTarget) -> Iterator[Diagnostic]:
-    """An argument close to one of the type's arguments in `KNOWN` (a warning: providers add
-    arguments)."""
-    for d in _resources(t):
-        known = KNOWN_SETS.get(d.block.labels[0])
-        for a in d.block.attrs if known else ():
-            if a.name in known or a.name in META:
-                continue
-            close = difflib.get_close_matches(a.name, known, n=1, cutoff=0.8)
-            if close:
-                yield diag(resource_unknown_argument, d.file, a.line, a.column, f'{d.block.labels[0]} has no argument "{a.name}" (did you mean "{close[0]}"?)')
+    """Terraform: "An argument named X is not expected here" / "Blocks of type X are not
+    expected here" / "Can't configure a value for X" (a computed attribute set to a literal;
+    null is accepted). Nested blocks and `dynamic` blocks' `content` are checked against their
+    block's schema; meta-arguments (count, for_each, provider, depends_on, lifecycle,
+    provisioner, connection) are Terraform's."""
+    for decl, _, shape in _typed_blocks(t):
+        if shape is not None:
+            b = decl.block
+            yield from _body(resource_unknown_argument, decl.file, f"{b.labels[0]}.{b.labels[1]}", b, shape, False, top=True)
+
+
+@rule("terraform.resource-missing-argument", "error", "a resource/data source without an argument (or, from installed schemas, a block) it requires",
+      kind="terraform")
+def resource_missing_argument(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """Terraform: "Missing required argument" (in nested blocks too). Blocks in override files
+    and the blocks they override are not checked (Terraform merges them). A required block is
+    only known from `terraform providers schema -json`: the bundled data does not say."""
+    overridden = {(d.block.type, *d.block.labels) for d in t.module.blocks if is_override(d.file)}
+    for decl, _, shape in _typed_blocks(t):
+        b = decl.block
+        if shape is not None and not is_override(decl.file) and (b.type, *b.labels) not in overridden:
+            yield from _body(resource_missing_argument, decl.file, f"{b.labels[0]}.{b.labels[1]}", b, shape, True, top=True)
+
+
+def _body(r: Rule, file: Path, where: str, b: Block, shape: Shape, missing: bool, top: bool = False) -> Iterator[Diagnostic]:
+    """Unknown (`missing` False) or missing (`missing` True) arguments and blocks of the block
+    `b` (named `where`) against `shape`, and of its nested blocks."""
+    for a in b.attrs if not missing else ():
+        if top and a.name in META_ARGUMENTS:
+            continue
+        if not shape.settable(a.name) and not (a.name in shape.computed and _null(a)):
+            yield _unknown(r, file, a.line, a.column, where, a.name, shape, "argument")
+    generated = set()
+    for inner in b.blocks:
+        if top and inner.type in ("lifecycle", "provisioner", "connection"):
+            continue
+        name, body = inner.type, inner
+        if inner.type == "dynamic" and inner.labels:
+            name = inner.labels[0]
+            generated.add(name)
+            body = next((c for c in inner.blocks if c.type == "content"), None)
+        if name not in shape.blocks:
+            if not missing and not shape.settable(name):
+                yield _unknown(r, file, inner.line, inner.column, where, name, shape, "block")
+            continue
+        if body is not None:
+            yield from _body(r, file, f"{where}.{name}", body, shape.blocks[name][1], missing)
+    if not missing:
+        return
+    given = {a.name for a in b.attrs} | {i.type for i in b.blocks} | generated
+    absent = sorted(n for n in shape.required if n not in given)
+    absent += sorted(n for n, (required, _) in shape.blocks.items() if required and n not in given)
+    if absent:
+        s = "s" if len(absent) > 1 else ""
+        yield diag(r, file, b.line, b.column, f'{where} lacks the required argument{s} {", ".join(absent)}' if top
+                   else f'the {where} block lacks the required argument{s} {", ".join(absent)}')
+
+
+def _null(a: Attr) -> bool:
+    """Whether `a`'s value may be null (anything but a literal): Terraform accepts a computed
+    attribute set to null (`service_ipv6_cidr = var.cidr` with a null default)."""
+    from iac_code.iac.terraform.evaluate import UNKNOWN, literal
+
+    value = literal(a.expr) if isinstance(a.expr, Tree) else UNKNOWN
+    return value is None or value is UNKNOWN
+
+
+def _unknown(r: Rule, file: Path, line: int, column: int, where: str, name: str, shape: Shape, kind: str) -> Diagnostic:
+    if name in shape.computed:
+        return diag(r, file, line, column, f'{where}: "{name}" is computed by the provider and cannot be set')
+    names = sorted(shape.required | shape.optional | set(shape.blocks))
+    return diag(r, file, line, column, f'{where} has no {kind} "{name}"{_hint(name, names)}')
+
+
+@rule("terraform.resource-unknown-attribute", "error", "a reference to an attribute a resource/data source does not export", kind="terraform")
+def resource_unknown_attribute(t: ModuleTarget) -> Iterator[Diagnostic]:
+    """Terraform: "This object has no argument, nested block, or exported attribute named X",
+    for `TYPE.NAME.ATTR`, `resource.TYPE.NAME.ATTR` and `data.TYPE.NAME.ATTR` (after an index
+    or splat too) of blocks declared in the module. Only the first attribute is checked."""
+    shapes = {(d.block.type, *d.block.labels): s for d, _, s in _typed_blocks(t) if s is not None}
+    refs, _ = uses(t)
+    for use in refs:
+        r = use.ref
+        kind, root, steps = "resource", r.root, list(r.steps)
+        if root == "data" and len(steps) >= 2:
+            kind, root, steps = "data", steps[0], steps[1:]
+        if not steps or steps[0] in ("[", "*"):
+            continue
+        shape = shapes.get((kind, root, steps[0]))
+        rest = steps[1:]
+        if rest[:1] in (["["], ["*"]):
+            rest = rest[1:]
+        if shape is None or not rest or rest[0] in ("[", "*") or shape.readable(rest[0]):
+            continue
+        names = sorted(shape.required | shape.optional | shape.computed | set(shape.blocks))
+        yield diag(resource_unknown_attribute, use.file, r.line, r.column,
+                   f'{"data." if kind == "data" else ""}{root}.{steps[0]} has no attribute "{rest[0]}"{_hint(rest[0], names)}')
+
+
+def _hint(name: str, names) -> str:
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.8)
+    return f' (did you mean "{close[0]}"?)' if close else ""

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).with_name("providers")
+# Registry names that are the same provider (the registry redirects the old namespace).
+SAME_PROVIDER = {"hashicorp/alicloud": "aliyun/alicloud"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +148,9 @@ def from_providers_schema(schema: dict, provider: str, version: str | None = Non
 
 
 def _short(source: str) -> str:
-    """`registry.terraform.io/hashicorp/aws` -> `hashicorp/aws`."""
-    return "/".join(source.lower().split("/")[-2:])
+    """`registry.terraform.io/hashicorp/aws` -> `hashicorp/aws` (`SAME_PROVIDER` applied)."""
+    name = "/".join(source.lower().split("/")[-2:])
+    return SAME_PROVIDER.get(name, name)
 
 
 def installed(schema: dict) -> dict[str, Provider]:
