@@ -89,3 +89,40 @@ async def test_a_projects_mcp_json_asks_once_and_is_remembered(tmp_path):
             await agent.prompt(await agent.new_session(), "four")
         asked_again = [p.tool_call.title for p in client.permissions]
     assert asked_again == [TITLE]  # a changed file is asked about again; reject_always is remembered
+
+
+async def test_the_question_shows_command_and_env_and_a_changed_local_script_asks_again(tmp_path):
+    """PROTOCOL.md (MCP servers): the question shows each server's whole command line and env
+    (secrets masked) and says stdio servers run outside the sandbox; "Always allow" covers the
+    `.mcp.json` and the script its command names inside the project: editing the script asks again."""
+    import shutil
+
+    workdir = tmp_path / "proj"
+    workdir.mkdir()
+    shutil.copy(PROBE, workdir / "server.py")
+    token = "sk-live-0123456789abcdefghijklmnopqrstuv"
+    entry = {"command": sys.executable, "args": ["server.py", "stdio"], "env": {"PROBE_TOKEN": token, "MODE": "fast"}}
+    (workdir / ".mcp.json").write_text(json.dumps({"mcpServers": {"local": entry}}))
+    script = [done("", "one"), done("", "two")]
+    client = RecordingClient(answers=["allow_always"])
+    async with spawn_agent(workdir, script=script, client=client) as agent:
+        await agent.prompt(await agent.new_session(), "one")
+        await agent.prompt(await agent.new_session(), "two")  # remembered: no second question
+    [asked] = client.permissions
+    shown = asked.tool_call.raw_input["servers"]["local"]
+    assert shown.startswith(f"{sys.executable} server.py stdio")
+    assert "MODE=fast" in shown and "PROBE_TOKEN=sk-l… (40 characters, masked)" in shown
+    assert token not in repr(asked) and token not in repr(client.updates)
+    question = repr(asked.tool_call.content)
+    assert "run outside the command sandbox" in question and "covers these files as they are now" in question
+    names = {o.option_id: o.name for o in asked.options}
+    assert names["allow_always"] == "Always allow this .mcp.json and the files it runs (as they are now)"
+    approvals = (agent.config_dir / "mcp-approvals.json").read_text()
+    assert token not in approvals
+
+    with open(workdir / "server.py", "a", encoding="utf-8") as f:
+        f.write("\n# changed\n")
+    client = RecordingClient(answers=["reject_once"])
+    async with spawn_agent(workdir, script=[done("", "three")], client=client) as agent:
+        await agent.prompt(await agent.new_session(), "three")
+    assert [p.tool_call.title for p in client.permissions] == [TITLE]  # the script changed: asked again

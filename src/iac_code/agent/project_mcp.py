@@ -2,9 +2,11 @@
 
 The file is found and the decision remembered by `iac_code.mcp.project`; this module asks. The
 question goes through the session's permission prompter like a tool call (the client sees a
-`tool_call` titled "Start the MCP servers of this project's .mcp.json" with the servers and their
-commands, then the permission request): `allow_once` starts them for this session,
-`allow_always` also remembers the file (this content), `reject_once` skips them for this session,
+`tool_call` titled "Start the MCP servers of this project's .mcp.json" with the servers, their
+whole command lines and env (secrets masked), that stdio servers run outside the command
+sandbox, then the permission request): `allow_once` starts them for this session,
+`allow_always` also remembers the file (this content, and that of the local files its commands
+name), `reject_once` skips them for this session,
 `reject_always` remembers the refusal. Without a prompter (nobody to ask) the servers are not
 started and the person is told.
 """
@@ -51,8 +53,16 @@ async def approved_servers(
         await emit(Notice("\n\nThis project's .mcp.json was not approved, so its MCP servers were not started.\n\n"))
         return None
     call_id = f"mcp_json_{uuid.uuid4().hex[:12]}"
-    raw_input = {"file": str(found.path), "servers": found.summary()}
+    raw_input = {"file": str(found.path), "servers": found.summary(), "files": found.files or {}}
     listing = "\n".join(f"- {name}: {what}" for name, what in found.summary().items())
+    question = f"{found.path} starts these MCP servers:\n{listing}"
+    if any(s.transport == "stdio" for s in found.specs):
+        question += (
+            "\n\nIts stdio servers run outside the command sandbox, as you, with your environment "
+            "and the network."
+        )
+    if found.files:
+        question += "\n\nApproving it always covers these files as they are now (a change asks again): " + ", ".join(found.files)
     where = [Location(str(found.path))]
     await emit(ToolCallStarted(call_id, TITLE, kind="execute", status="pending", raw_input=raw_input, locations=where))
     try:
@@ -63,9 +73,9 @@ async def approved_servers(
                 title=TITLE,
                 kind="execute",
                 raw_input=raw_input,
-                content=[TextContent(f"{found.path} starts these MCP servers:\n{listing}")],
+                content=[TextContent(question)],
                 locations=where,
-                options=every_option("this .mcp.json (as it is now)"),
+                options=every_option("this .mcp.json and the files it runs (as they are now)" if found.files else "this .mcp.json (as it is now)"),
             )
         )
     except asyncio.CancelledError:  # the prompt was cancelled while asking: end the call, then stop

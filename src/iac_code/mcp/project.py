@@ -2,9 +2,12 @@
 
 A `.mcp.json` in the session's cwd names commands the agent would run, so opening a cloned
 repository must not start them. The decision is remembered per file and per content in
-`<config dir>/mcp-approvals.json` (`{"<real path>": {"sha256": ..., "decision": "allow"|"reject"}}`):
-a changed file is asked about again. `allow_once`/`reject_once` hold for the session only and
-are not written.
+`<config dir>/mcp-approvals.json` (`{"<real path>": {"sha256": ..., "decision": "allow"|"reject"}}`),
+where the digest covers the file and the content of the local files its stdio commands name
+inside the project (`python server.py`: `server.py`), so a change to either asks again
+(PROTOCOL.md, MCP servers). `allow_once`/`reject_once` hold for the session only and are not
+written. `describe` shows a server as the question does: its whole command line, its `env`, its
+URL and headers, secrets masked (`masked`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import hashlib
 import json
 import logging
 import os
+import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,18 +32,76 @@ APPROVALS = "mcp-approvals.json"
 Decision = Literal["allow", "reject"]
 
 
+_SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential|cookie|session|private", re.IGNORECASE)
+_TOKEN_LIKE = re.compile(r"[A-Za-z0-9_\-+=.]{20,}")
+
+
+def masked(name: str, value: str) -> str:
+    """`value` as the question shows it: whole, unless `name` says it is a secret (`API_KEY`,
+    `Authorization`) or it looks like a token (20 or more letters, digits and `-_+=.` with both
+    letters and digits); then its first 4 characters and its length (`sk-a… (51 characters)`)."""
+    secret = _SECRET_NAME.search(name) is not None
+    token = _TOKEN_LIKE.fullmatch(value) is not None and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    if not (secret or token) or not value:
+        return value
+    return f"{value[:4]}… ({len(value)} characters, masked)"
+
+
+def describe(spec: McpServerSpec) -> str:
+    """One server for the approval question: the command line (quoted as a shell would need it)
+    and its `env`, or the URL and its headers, secret values masked."""
+    if spec.transport == "stdio":
+        text = shlex.join([spec.command, *spec.args])
+        extra = " ".join(f"{k}={masked(k, v)}" for k, v in spec.env.items())
+        return text + (f"  (env: {extra})" if extra else "")
+    headers = ", ".join(f"{k}: {masked(k, v)}" for k, v in spec.headers.items())
+    return f"{spec.url} ({spec.transport})" + (f"  (headers: {headers})" if headers else "")
+
+
 @dataclass(frozen=True, slots=True)
 class ProjectServers:
-    """A project's `.mcp.json` as read now: its servers, its unusable entries, its content hash."""
+    """A project's `.mcp.json` as read now: its servers, its unusable entries, the local files its
+    commands name (path -> sha256 of the content) and the digest of all of it."""
 
     path: Path
     digest: str
     specs: list[McpServerSpec]
     problems: list[str]
+    files: dict[str, str] | None = None
 
     def summary(self) -> dict[str, str]:
-        """Server name -> what starting it does (the command line or the URL), for the approval request."""
-        return {s.name: s.describe() for s in self.specs}
+        """Server name -> what starting it does (`describe`), for the approval request."""
+        return {s.name: describe(s) for s in self.specs}
+
+
+def local_files(specs: list[McpServerSpec], cwd: Path) -> dict[str, str]:
+    """The files inside the project (`cwd`) that the stdio servers' commands name, as their
+    command or an argument (`./server.sh`, `python tools/mcp.py`, `--script=x.js`), relative path
+    -> the sha256 of their content now (`missing` when unreadable)."""
+    found: dict[str, str] = {}
+    root = Path(os.path.realpath(cwd))
+    for spec in specs:
+        if spec.transport != "stdio":
+            continue
+        for word in (spec.command, *spec.args):
+            for candidate in {word, word.split("=", 1)[-1]}:
+                if not candidate or candidate.startswith("-"):
+                    continue
+                path = Path(os.path.normpath(root / os.path.expanduser(candidate)))
+                if (path == root or root in path.parents) and path.is_file():
+                    found[str(path.relative_to(root))] = _file_digest(path)
+    return dict(sorted(found.items()))
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 16):
+                digest.update(chunk)
+    except OSError:
+        return "missing"
+    return digest.hexdigest()
 
 
 def find(cwd: Path) -> ProjectServers | None:
@@ -53,12 +116,13 @@ def find(cwd: Path) -> ProjectServers | None:
         return None
     except OSError as exc:
         return ProjectServers(path, "", [], [f"{path}: {exc.strerror or exc}"])
-    digest = hashlib.sha256(raw).hexdigest()
     try:
         specs, problems = specs_from_config(read_mcp_json(path))
     except McpConfigError as exc:
-        return ProjectServers(path, digest, [], [str(exc)])
-    return ProjectServers(path, digest, specs, problems)
+        return ProjectServers(path, hashlib.sha256(raw).hexdigest(), [], [str(exc)])
+    files = local_files(specs, cwd)
+    digest = hashlib.sha256(raw + json.dumps(files, sort_keys=True).encode() if files else raw).hexdigest()
+    return ProjectServers(path, digest, specs, problems, files)
 
 
 def _approvals(config_dir: Path) -> dict[str, Any]:
