@@ -8,6 +8,8 @@ other file is parsed, and its documents say what it is. `{{ ... }}` elsewhere is
 CloudFormation `{{resolve:ssm:...}}`, a ROS `{{ computenest::... }}`): only a file that does not
 parse and holds `{{` is taken for another tool's template and skipped. A file that a sibling
 `kustomization.yaml` lists as a patch holds partial objects by design: only its YAML is checked.
+A CloudFormation template is checked with the settings of its project's `.cfnlintrc`, which may
+also leave it out (`templates`, `ignore_templates`).
 
 The formats are imported when such a file is found: a Terraform-only project never loads
 PyYAML and the format checkers (start-up of `iac-code validate`).
@@ -71,6 +73,13 @@ def check(path: Path, reader: Reader, options: Options) -> tuple[list[Diagnostic
     out = [d for d in found if selection.enabled(d.rule)]
     if any(p.rule == "yaml.syntax" for p in problems):
         return out, kind
+    if kind == "cloudformation":
+        from iac_code.iac.cloudformation.cfnlintrc import APPEND_RULES, for_template
+
+        config = for_template(path)
+        if (reason := config.excluded(path)) is not None:
+            return out, Skipped(path, reason)
+        out += [d for d in config.notes() if selection.enabled(APPEND_RULES.id)]
     for target_kind, target in _targets(kind, path, text, values, found, reader, options):
         out += rules.run(target_kind, target, selection, path)
     return out, kind if kind != "yaml" or not is_json else "json"
@@ -102,9 +111,15 @@ def _targets(kind: str, path: Path, text: str, values: list, problems: list[Diag
     from iac_code.iac.yamlsyntax import PosDict
 
     if kind == "cloudformation":
+        from dataclasses import replace
+
+        from iac_code.iac.cloudformation.cfnlintrc import for_template
         from iac_code.iac.cloudformation.lint import CfnTemplate
 
-        return [("cloudformation", CfnTemplate(path, text, duplicate_keys=any(p.rule.endswith("duplicate-key") for p in problems)))]
+        conf = for_template(path).options
+        ignored = tuple(p[len("cfn."):].rstrip("*") for p in options.ignore if p.startswith("cfn."))
+        cfn_options = replace(conf, ignore=conf.ignore + ignored)
+        return [("cloudformation", CfnTemplate(path, text, cfn_options, any(p.rule.endswith("duplicate-key") for p in problems)))]
     if kind == "ros":
         from iac_code.iac.ros.template import RosTemplate
 

@@ -51,7 +51,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "iac_code.iac.terraform.network",
         "iac_code.iac.terraform.cli",
     ),
-    "cloudformation": ("iac_code.iac.cloudformation.lint",),
+    "cloudformation": ("iac_code.iac.cloudformation.lint", "iac_code.iac.cloudformation.cfnlintrc"),
     "ros": (
         "iac_code.iac.ros.structure",
         "iac_code.iac.ros.references",

@@ -3,11 +3,13 @@
 The findings are cfn-lint's, as the family rule `cfn` (`cfn.E3002`, with cfn-lint's severity:
 E error, W warning, I info). Which cfn-lint rules run and for which regions is the target's
 `CfnOptions` (the project's `.cfnlintrc`, read by `cfnlintrc.py`, and `--ignore cfn.X`); cfn-lint
-is never given a configuration file, so it cannot load rule modules from the project.
+is never given a configuration file, so it cannot load rule modules from the project. Its rules
+are loaded once per process and settings, and reused for every template (`_runner`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -66,12 +68,24 @@ def cfn(t: CfnTemplate) -> Iterator[Diagnostic]:
         yield Diagnostic(t.path, max(line, 1), max(col, 1), severity, rule_id, message)  # type: ignore[arg-type]
 
 
-def _lint(text: str, options: CfnOptions) -> list[tuple[int, int, str, str, str]]:
-    from cfnlint.api import ManualArgs, lint
+@functools.lru_cache(maxsize=8)
+def _runner(options: CfnOptions):
+    """A cfn-lint `Runner` for `options`: what `cfnlint.api.lint` builds for every template (it
+    loads and configures all of cfn-lint's rules, most of a call's time), built once."""
+    from cfnlint.config import ConfigMixIn, ManualArgs
+    from cfnlint.runner import Runner
 
-    try:
-        matches = lint(text, config=ManualArgs(regions=list(options.regions), ignore_checks=list(options.ignore),
-                                               include_checks=list(options.include), config_file=os.devnull))
+    return Runner(ConfigMixIn(**ManualArgs(regions=list(options.regions), ignore_checks=list(options.ignore),
+                                           include_checks=list(options.include), config_file=os.devnull)))
+
+
+def _lint(text: str, options: CfnOptions) -> list[tuple[int, int, str, str, str]]:
+    from cfnlint.decode import decode_str
+
+    try:  # cfnlint.api.lint, with the runner kept
+        template, matches = decode_str(text)
+        if not matches and template is not None:
+            matches = list(_runner(options).validate_template(template))
     except Exception as exc:  # noqa: BLE001 - a linter crash must not stop the other checks
         return [(1, 1, "warning", "cfn.E0000", f"cfn-lint could not check this template: {exc}")]
     seen, out = set(), []
