@@ -44,6 +44,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "terraform": (
         "iac_code.iac.terraform.module",
         "iac_code.iac.terraform.references",
+        "iac_code.iac.terraform.locals",
         "iac_code.iac.terraform.blocks",
         "iac_code.iac.terraform.calls",
         "iac_code.iac.terraform.resources",
