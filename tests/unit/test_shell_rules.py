@@ -241,3 +241,11 @@ def test_an_input_redirection_is_a_read_of_its_file(project):
     assert checked("wc -c < ~/.ssh/id_rsa", project) == ["wc", None]
     (project / "sub" / "key").symlink_to(project.parent / "home" / ".ssh" / "id_rsa")
     assert checked("wc -c < sub/key", project) == ["wc", None]
+
+
+def test_a_recursive_read_limited_to_other_names_does_not_reach_the_secret(project):
+    (project / ".env").write_text("PASSWORD=x\n")
+    assert checked("grep -rn aws_vpc --include='*.tf' .", project) == ["grep"]
+    assert checked("grep -rn aws_vpc --include='*.env' .", project) == [None]
+    assert checked("rg --hidden -g '*.tf' aws_vpc", project) == ["rg"]
+    assert checked("rg --hidden -g '!*.md' aws_vpc", project) == [None]  # an exclusion leaves .env in

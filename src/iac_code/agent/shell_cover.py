@@ -99,6 +99,8 @@ class Cover:
     writes: bool = True
     git_from: str | None = None
     cd: str | None = None
+    only: tuple[str, ...] = ()
+    """The name globs a recursive read is limited to (`grep --include`, `rg -g`); empty: all files."""
     family: str | None = None
     """The program and subcommand of an exact-line rule (`terraform apply`): what "Always reject"
     saves, so that a rejection covers every form of the command, not one line."""
@@ -161,7 +163,15 @@ def _listed(rule: str, spec: Spec, parsed: Parsed, git_from: str | None = None) 
     cd = parsed.paths[0] if rule == "cd" and parsed.paths else None
     if rule == "cd" and (cd is None or cd == "-"):  # `cd` alone goes home, `cd -` back
         return NONE
-    return Cover(rule, False, tuple(parsed.paths), roots, spec.reads_hidden(parsed), spec.writes, git_from, cd, rule)
+    return Cover(rule, False, tuple(parsed.paths), roots, spec.reads_hidden(parsed), spec.writes, git_from, cd, _only(rule, parsed), rule)
+
+
+def _only(rule: str, parsed: Parsed) -> tuple[str, ...]:
+    """The globs that limit a recursive read to the files whose name matches: `grep --include`'s,
+    `rg -g`'s without `!` (none if one names a directory: then every file counts)."""
+    names = {"grep": ("--include",), "rg": ("-g", "--glob")}.get(rule, ())
+    globs = tuple(v for n, v in parsed.options if n in names and v and not v.startswith("!"))
+    return () if any("/" in g for g in globs) else globs
 
 
 def _exact(words: list[str | None], family: str | None = None) -> Cover:

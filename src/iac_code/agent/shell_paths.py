@@ -13,6 +13,7 @@ sensitive names are the file tools' (`tools.paths`): one list for both.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import re
@@ -81,6 +82,8 @@ def exposes(arguments: Iterable[str], cwd: Path, config_dir: Path, root: Path | 
     outside `root` (default `cwd`: the project), sensitive to write, or a multi-linked file."""
     root = root or cwd
     for argument in arguments:
+        if argument in DEVICE_FILES:
+            continue
         try:
             real = resolve(cwd, argument)
         except (OSError, ValueError):
@@ -90,13 +93,19 @@ def exposes(arguments: Iterable[str], cwd: Path, config_dir: Path, root: Path | 
     return False
 
 
-def reaches_sensitive(top: Path, root: Path, config_dir: Path, *, hidden: bool = True) -> bool:
+def reaches_sensitive(top: Path, root: Path, config_dir: Path, *, hidden: bool = True, only: tuple[str, ...] = ()) -> bool:
     """Whether a recursive read of the real path `top` may read a secret: a file sensitive to read
     (`is_sensitive`), a symbolic link leading outside `root` or to a sensitive path, a
     multi-linked file, or more than `MAX_WALKED` entries to look at. Without `hidden`, names
-    starting with `.` are skipped as the reader skips them (`rg` without `--hidden`)."""
+    starting with `.` are skipped as the reader skips them (`rg` without `--hidden`); with `only`
+    (`grep --include='*.tf'`, `rg -g '*.tf'`), files whose name matches none of these globs are
+    not read (links are counted whatever their name)."""
     if not top.is_dir():
         return is_sensitive(top, config_dir) or multi_linked(top)
+
+    def read(name: str) -> bool:
+        return not only or any(fnmatch.fnmatchcase(name, pattern) for pattern in only)
+
     seen = 0
     pending = [top]
     while pending:
@@ -116,10 +125,14 @@ def reaches_sensitive(top: Path, root: Path, config_dir: Path, *, hidden: bool =
                 real = Path(os.path.realpath(path))
                 if not is_inside(real, root) or is_sensitive(real, config_dir):
                     return True
+            elif entry.is_dir(follow_symlinks=False):
+                if is_sensitive(path, config_dir) and not only:
+                    return True
+                pending.append(path)
+            elif not read(entry.name):
+                continue
             elif is_sensitive(path, config_dir):
                 return True
-            elif entry.is_dir(follow_symlinks=False):
-                pending.append(path)
             elif entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink > 1:
                 return True
     return False

@@ -157,7 +157,7 @@ def _passes(part: Part, dirs: list[Path], cwd: Path, config_dir: Path, writers: 
                 return False
             if how.roots:
                 roots += matches
-        if any(reaches_sensitive(_resolved(directory, r), cwd, config_dir, hidden=how.hidden) for r in roots):
+        if any(reaches_sensitive(_resolved(directory, r), cwd, config_dir, hidden=how.hidden, only=how.only) for r in roots):
             return False
         if how.git_from is not None and foreign_repository(_resolved(directory, how.git_from), cwd):
             return False
