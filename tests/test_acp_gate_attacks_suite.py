@@ -66,7 +66,7 @@ def world(tmp_path: Path) -> World:
     (project / "main.tf").write_text('resource "null_resource" "x" {}\n')
     (project / ".env").write_text(f"PASSWORD={ENV_SECRET}\n")
     _git(project, "init", "-q")
-    _git(project, "-c", "user.name=t", "-c", "user.email=t@t", "add", "notes.txt", "main.tf", ".env")
+    _git(project, "-c", "user.name=t", "-c", "user.email=t@t", "add", "notes.txt", "main.tf")
     _git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
     (project / "sub").mkdir()
     (project / "sub" / "key").symlink_to(home / ".ssh" / "id_rsa")  # `cd sub && cat key`

@@ -3,6 +3,8 @@ rule for what deletes, downloads-and-runs or escalates, and nothing for what can
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from iac_code.agent.shell_rules import describe, parts
@@ -249,3 +251,38 @@ def test_a_recursive_read_limited_to_other_names_does_not_reach_the_secret(proje
     assert checked("grep -rn aws_vpc --include='*.env' .", project) == [None]
     assert checked("rg --hidden -g '*.tf' aws_vpc", project) == ["rg"]
     assert checked("rg --hidden -g '!*.md' aws_vpc", project) == [None]  # an exclusion leaves .env in
+
+
+def test_git_that_prints_tracked_files_is_not_covered_where_a_secret_is_tracked(project):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "notes.txt"], cwd=project, check=True)
+    assert checked("git show HEAD; git log -p; git diff", project) == ["git show", "git log", "git diff"]
+    (project / ".env").write_text("PASSWORD=x\n")
+    subprocess.run(["git", "add", "-f", ".env"], cwd=project, check=True)
+    assert checked("git show HEAD; git log -p; git diff", project) == [None, None, None]
+    assert checked("git status; git ls-files", project) == ["git status", "git ls-files"]  # names only
+
+
+def test_terraform_fmt_does_not_cover_a_tf_link_out_of_the_project(project):
+    (project / "modules").mkdir()
+    assert checked("terraform fmt -recursive", project) == ["terraform fmt"]
+    (project.parent / "other.tf").write_text("x\n")
+    (project / "modules" / "shared.tf").symlink_to(project.parent / "other.tf")  # fmt would rewrite it
+    assert checked("terraform fmt -recursive", project) == [None]
+    assert checked("terraform fmt -check sub", project) == ["terraform fmt"]
+
+
+def test_kubectl_files_are_checked_in_the_directory_it_reads(project):
+    (project / "k8s").mkdir()
+    (project / "k8s" / "app.yaml").write_text("kind: Pod\n")
+    assert checked("kubectl diff -f k8s", project) == ["kubectl diff"]
+    (project / "k8s" / "x.yaml").symlink_to(project.parent / "home" / ".ssh" / "id_rsa")
+    assert checked("kubectl diff -f k8s", project) == [None]
+
+
+def test_a_program_on_a_path_inside_the_project_is_not_covered(project, monkeypatch):
+    assert checked("ls", project) == ["ls"]
+    monkeypatch.setenv("PATH", f".{os.pathsep}/usr/bin{os.pathsep}/bin")  # `.` first: `./ls` would run
+    assert checked("ls; cd sub", project) == [None, "cd"]  # cd is a builtin

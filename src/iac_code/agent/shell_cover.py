@@ -101,6 +101,10 @@ class Cover:
     cd: str | None = None
     only: tuple[str, ...] = ()
     """The name globs a recursive read is limited to (`grep --include`, `rg -g`); empty: all files."""
+    program: str = ""
+    """The program run (found on PATH when it runs: it must not be a file in the project)."""
+    shows_tracked: bool = False
+    """It prints files the repository tracks (`git show`, `git log -p`, `git diff`)."""
     family: str | None = None
     """The program and subcommand of an exact-line rule (`terraform apply`): what "Always reject"
     saves, so that a rejection covers every form of the command, not one line."""
@@ -130,7 +134,7 @@ def cover(words: list[str | None]) -> Cover:
     if program in PATHLESS_PROGRAMS:
         if program == "printf" and any(w is None or w.startswith("-v") for w in words[1:]):  # `printf -v PATH .`
             return NONE
-        return Cover(program, writes=False)
+        return Cover(program, writes=False, program=program)
     entry = SAFE.get(program)
     if isinstance(entry, Program):
         split = entry.split(words[1:])
@@ -160,10 +164,16 @@ def _listed(rule: str, spec: Spec, parsed: Parsed, git_from: str | None = None) 
     roots: tuple[str, ...] = ()
     if spec.reads_recursively(parsed):
         roots = tuple(o for o in parsed.operands if o is not None) or (".",)
+    walked = frozenset(spec.walks.split())
+    roots += tuple(v for n, v in parsed.options if n in walked and v)
     cd = parsed.paths[0] if rule == "cd" and parsed.paths else None
     if rule == "cd" and (cd is None or cd == "-"):  # `cd` alone goes home, `cd -` back
         return NONE
-    return Cover(rule, False, tuple(parsed.paths), roots, spec.reads_hidden(parsed), spec.writes, git_from, cd, _only(rule, parsed), rule)
+    only = _only(rule, parsed) or tuple(spec.only.split())
+    return Cover(
+        rule, False, tuple(parsed.paths), roots, spec.reads_hidden(parsed), spec.writes, git_from, cd, only,
+        rule.split()[0], spec.shows_content, rule,
+    )
 
 
 def _only(rule: str, parsed: Parsed) -> tuple[str, ...]:
@@ -203,7 +213,7 @@ def _exact(words: list[str | None], family: str | None = None) -> Cover:
     if family is None:
         sub = next((w for w in args if w and not w.startswith("-")), None)
         family = f"{program} {sub}" if sub else program
-    return Cover("", True, paths, git_from=git_from, cd=cd, family=family)
+    return Cover("", True, paths, git_from=git_from, cd=cd, program=program, family=family)
 
 
 def _given(word: str, options: tuple[str, ...]) -> bool:

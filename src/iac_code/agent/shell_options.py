@@ -64,8 +64,10 @@ class Spec:
     `first`: what the first operand is unless one of `instead` was given (`pattern`, not a file:
     grep's; `script`: checked by `script`, with the `!` values, joined by newlines). `operands`:
     `paths` (checked as files) or `plain`; at most `max_operands`. `recursive`: the options that
-    make it read whole trees (`*`: always), `hidden`: those that make it read hidden names too
-    (else it reads them whenever it is recursive, unless `skips_hidden`). `writes`: it changes
+    make it read whole trees (`*`: always; the trees are its file operands), `walks`: options whose
+    values are trees it reads (`kubectl -f DIR`), `only`: the name globs of the files it reads in
+    them (`*.tf`; links are checked whatever their name), `hidden`: the options that make it read
+    hidden names too (else it reads them whenever it is recursive, unless `skips_hidden`). `writes`: it changes
     files (a glob in the same command line is then not covered). `check`: a last word on the parse.
     """
 
@@ -79,9 +81,14 @@ class Spec:
     numeric: bool = False
     go_style: bool = False
     recursive: str = ""
+    walks: str = ""
+    only: str = ""
     skips_hidden: bool = False
     hidden: str = ""
     writes: bool = False
+    shows_content: bool = False
+    """It prints the content of the files a repository tracks (`git show`): not covered where the
+    repository tracks a sensitive file (`shell_paths.tracks_sensitive`)."""
     check: Callable[[Parsed], bool] | None = None
     table: dict[str, Kind] = field(init=False, repr=False, compare=False)
 

@@ -17,6 +17,7 @@ import fnmatch
 import glob
 import os
 import re
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -157,5 +158,46 @@ def foreign_repository(start: Path, root: Path) -> bool:
         if os.path.lexists(directory / ".git"):
             return False
         if is_inside(directory, root) and (directory / "HEAD").is_file() and (directory / "objects").is_dir() and (directory / "refs").is_dir():
+            return True
+    return False
+
+
+BUILTINS = frozenset(
+    "cd pwd echo printf test [ true false : pushd popd dirs type kill wait jobs umask ulimit".split()
+)
+"""bash builtins: run as such, whatever PATH holds."""
+
+
+def runs_from(program: str, root: Path) -> bool:
+    """Whether running `program` by its name may run a file inside `root`: PATH (the agent's, which
+    commands inherit) has a relative entry (`.`, an empty one) or one inside `root`, and the
+    program is not a builtin. A `./ls` the agent wrote must not run under a rule for `ls`."""
+    if not program or program in BUILTINS:
+        return False
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            return True
+        real = Path(os.path.realpath(entry))
+        if is_inside(real, root) and (real / program).exists():
+            return True
+    return False
+
+
+def tracks_sensitive(start: Path, config_dir: Path) -> bool:
+    """Whether the repository `git` finds from `start` tracks a file sensitive to read (a
+    committed `.env` that `git show HEAD` would print), by `git ls-files`; True when that cannot be
+    told. Only for a repository `foreign_repository` accepts (its config is the person's).
+    Files deleted from the index but left in history are not seen."""
+    try:
+        listed = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "--no-optional-locks", "ls-files", "-z", "--full-name"],
+            cwd=start, capture_output=True, timeout=10, check=False, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    if listed.returncode != 0:
+        return False  # not a repository: git will not show anything either
+    for name in listed.stdout.split(b"\0"):
+        if name and is_sensitive(Path("/", os.fsdecode(name)), config_dir):
             return True
     return False

@@ -35,6 +35,8 @@ from iac_code.agent.shell_paths import (
     leaves_cwd,
     names_sensitive,
     reaches_sensitive,
+    runs_from,
+    tracks_sensitive,
 )
 from iac_code.tools.paths import resolve
 
@@ -159,9 +161,11 @@ def _passes(part: Part, dirs: list[Path], cwd: Path, config_dir: Path, writers: 
                 roots += matches
         if any(reaches_sensitive(_resolved(directory, r), cwd, config_dir, hidden=how.hidden, only=how.only) for r in roots):
             return False
-        if how.git_from is not None and foreign_repository(_resolved(directory, how.git_from), cwd):
-            return False
-    return True
+        if how.git_from is not None:
+            start = _resolved(directory, how.git_from)
+            if foreign_repository(start, cwd) or (how.shows_tracked and tracks_sensitive(start, config_dir)):
+                return False
+    return not runs_from(how.program, cwd)
 
 
 def _resolved(directory: Path, path: str) -> Path:

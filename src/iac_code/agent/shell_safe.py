@@ -67,6 +67,7 @@ _YQ = (
     "--output-format= --input-format= --prettyPrint --no-doc --width= --indentless-lists "
     "--explicit-start --explicit-end"
 )
+_TF_FILES = "*.tf *.tfvars *.tf.json *.tftest.hcl"
 _HEAD = "-c= -n= -q -v -z --bytes= --lines= --quiet --silent --verbose --zero-terminated"
 _SUMS = "-b -t -c -z --tag --binary --text --quiet --status --strict --warn --check --ignore-missing --zero"
 
@@ -228,9 +229,9 @@ _GIT = Program(
             "--ignore-submodules? --column? --no-column --ahead-behind --no-ahead-behind --renames --no-renames "
             "--find-renames? --show-stash",
         ),
-        "diff": Spec("shows changes (not `--output`, `--ext-diff`, `--no-index`)", _GIT_DIFF + " --cached --staged --merge-base"),
-        "log": Spec("shows history (not `--output`, `--ext-diff`, `--show-signature`)", _GIT_LOG, numeric=True),
-        "show": Spec("shows objects (not `--output`, `--ext-diff`)", _GIT_LOG, numeric=True),
+        "diff": Spec("shows changes (not `--output`, `--ext-diff`, `--no-index`)", _GIT_DIFF + " --cached --staged --merge-base", shows_content=True),
+        "log": Spec("shows history (not `--output`, `--ext-diff`, `--show-signature`)", _GIT_LOG, numeric=True, shows_content=True),
+        "show": Spec("shows objects (not `--output`, `--ext-diff`)", _GIT_LOG, numeric=True, shows_content=True),
         "branch": Spec(
             "lists branches (no `-d`, `-m`, `-c`, `-f`, `--edit-description`, no new branch)",
             "-a -r -v -l -i --list --all --remotes --verbose --show-current --contains? --no-contains? --merged? "
@@ -258,10 +259,13 @@ _GIT = Program(
 _TERRAFORM = Program(
     Spec("terraform's own options: `-chdir` (checked)", "-chdir@ -help -version", go_style=True),
     {
-        "fmt": Spec("rewrites .tf files in the canonical style", "-list? -write? -diff -check -recursive -no-color", go_style=True, writes=True),
+        "fmt": Spec(
+            "rewrites .tf files in the canonical style (a .tf link out of the project would be rewritten: none may be there)",
+            "-list? -write? -diff -check -recursive -no-color", go_style=True, writes=True, recursive="*", only=_TF_FILES,
+        ),
         "validate": Spec(
             "checks the configuration (starts the provider plugins `init` installed in `.terraform`, which no rule writes)",
-            "-json -no-color -no-tests -test-directory=", go_style=True,
+            "-json -no-color -no-tests -test-directory=", go_style=True, recursive="*", only=_TF_FILES,
         ),
         "version": Spec("prints versions", "-json", go_style=True, max_operands=0),
         "providers": Spec("lists the providers the configuration needs (not `lock`, `mirror`, `schema`)", "-test-directory=", go_style=True, max_operands=0),
@@ -270,7 +274,8 @@ _TERRAFORM = Program(
 )
 
 _KUBE = "-n= --namespace= --context= --cluster= --user= --request-timeout= -v= --v= --match-server-version? --warnings-as-errors"
-_KUBE_FILES = " -f@ --filename@ -R --recursive -l= --selector="
+_KUBE_FILES = " -f@ --filename@ -l= --selector="
+_KUBE_WALK = {"walks": "-f --filename", "only": "*.yaml *.yml *.json"}
 _KUBECTL = Program(
     Spec("kubectl's own options: no `--kubeconfig` (its `exec` runs a command), `--server`, `--token`, `--as`", _KUBE),
     {
@@ -279,10 +284,10 @@ _KUBECTL = Program(
             _KUBE + _KUBE_FILES + " -A -o= -w -L= --all-namespaces --output= --field-selector= --watch --watch-only "
             "--show-labels --label-columns= --sort-by= --no-headers --show-kind --chunk-size= --ignore-not-found "
             "--subresource=",
-            operands="plain", check=_kubectl_output,
+            operands="plain", check=_kubectl_output, **_KUBE_WALK,
         ),
-        "describe": Spec("describes resources", _KUBE + _KUBE_FILES + " -A --all-namespaces --show-events? --chunk-size=", operands="plain"),
-        "diff": Spec("diffs manifests against the cluster", _KUBE + _KUBE_FILES + " --server-side --field-manager= --force-conflicts --concurrency="),
+        "describe": Spec("describes resources", _KUBE + _KUBE_FILES + " -A --all-namespaces --show-events? --chunk-size=", operands="plain", **_KUBE_WALK),
+        "diff": Spec("diffs manifests against the cluster", _KUBE + _KUBE_FILES + " --server-side --field-manager= --force-conflicts --concurrency=", **_KUBE_WALK),
         "explain": Spec("documents resource fields", _KUBE + " -o= --recursive --api-version= --output=", operands="plain"),
     },
     anywhere=True,
@@ -317,7 +322,13 @@ _HELM_CMD = Program(
 
 _IAC_CODE = Program(
     Spec("iac-code's own options: `--version` (`-p` runs an agent)", "--version"),
-    {"validate": Spec("validates IaC files offline", "-h --format= --kind= --ignore= --kubernetes-version= --terraform-validate")},
+    {
+        "validate": Spec(
+            "validates IaC files offline (only trees whose IaC files are no links out)",
+            "-h --format= --kind= --ignore= --kubernetes-version= --terraform-validate",
+            recursive="*", only="*.tf *.tfvars *.tf.json *.hcl *.yaml *.yml *.json *.template",
+        )
+    },
 )
 
 SAFE: dict[str, Spec | Program] = {
