@@ -6,6 +6,14 @@ installed or imported from them.
 
     pip download --no-deps -d /tmp/tf $(python scripts/gen_tf_schema.py --packages)
     python scripts/gen_tf_schema.py /tmp/tf
+
+The newest version of each provider becomes `<name>.json`; the newest of each older major version
+among the packages given becomes `<name>@<major>.json` (the rules pick the one a module's version
+constraint admits: real code pins older majors). `--packages` names them all: the newest CDK Terrain
+package of each provider, and an older one for google 7. (aws 5, azurerm 4 and google 6 exist only
+in packages made by the older generator, whose JavaScript lacks the comments this script reads;
+such a package yields no types and is skipped, so those versions are not bundled: modules that
+pin them are not checked.)
     python scripts/gen_tf_schema.py --schema-json schema.json   # e.g. a provider with no package
 
 What is read from a package (the JavaScript that the CDK generator writes from the provider's
@@ -40,6 +48,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "iac_code" / "iac" / "terraform" / "providers"
 PACKAGES = ("aws", "azurerm", "google", "kubernetes", "helm", "random", "null", "tls", "local", "archive", "time")
+# older major versions (the provider version they carry; pip wants one version of a name per call)
+OLDER = ("cdktn-provider-google==20.3.1",)  # google 7.46.1
 _CLASS = re.compile(r"^class (\w+) extends ([\w.]+) \{$", re.M)
 _FUNCTION = re.compile(r"^function (\w+)ToHclTerraform\(struct\) \{$", re.M)
 _MEMBER = re.compile(r"^    // (\w+) - computed: (true|false), optional: (true|false), required: (true|false)\n"
@@ -203,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.packages:
         print(" ".join(f"cdktn-provider-{p}" for p in PACKAGES))
+        print(" ".join(OLDER))  # one `pip download` each
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     if args.schema_json is not None:
@@ -218,14 +229,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.downloads is None:
         parser.error("give the directory of downloaded packages (or --schema-json, --packages)")
+    found: dict[str, dict[int, dict]] = {}  # provider name -> major version -> newest data
     for archive in sorted(args.downloads.glob("cdktn_provider_*.whl")):
         manifest, scripts = read_package(archive)
         data = from_package(manifest, scripts)
-        name = data["provider"].rsplit("/", 1)[-1]
-        out = write(data, args.out, name)
-        print(f"{data['provider']} {data['version']}: {len(data['resources'])} resources, "
-              f"{len(data['data_sources'])} data sources, {len(data['structs'])} blocks -> {out} ({out.stat().st_size:,} bytes)")
+        if not data["resources"] and not data["data_sources"]:  # an older generator's JavaScript: unreadable here
+            print(f"skipped: {archive.name} ({data['provider']} {data['version']}): no types found", file=sys.stderr)
+            continue
+        name, major = data["provider"].rsplit("/", 1)[-1], _version(data["version"])[0]
+        if _version(data["version"]) > _version(found.get(name, {}).get(major, {}).get("version")):
+            found.setdefault(name, {})[major] = data
+    for name, majors in sorted(found.items()):
+        newest = max(majors)
+        for major, data in sorted(majors.items()):
+            out = write(data, args.out, name if major == newest else f"{name}@{major}")
+            print(f"{data['provider']} {data['version']}: {len(data['resources'])} resources, "
+                  f"{len(data['data_sources'])} data sources, {len(data['structs'])} blocks -> {out} ({out.stat().st_size:,} bytes)")
     return 0
+
+
+def _version(text: str | None) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("-")[0].split(".")) if text else (-1,)
 
 
 if __name__ == "__main__":

@@ -80,3 +80,16 @@ def test_a_version_the_data_cannot_speak_for_turns_the_rules_off(tmp_path: Path)
     ("~> 6.70", False), ("6.69.1", True), ("!= 6.69.1", False), ("<= 6.69", False), ("<= 6.70", True), ("~> 6", True), ("latest", None)])
 def test_version_constraints(constraint: str, admitted: bool | None) -> None:
     assert _admits(constraint, "6.69.1") is admitted
+
+
+def test_the_version_a_module_pins_picks_the_data(tmp_path: Path) -> None:
+    """google_iap_brand was removed in google 8: an error with the newest data, fine with 7."""
+    from iac_code.iac.terraform import schema
+
+    assert [p.version.split(".")[0] for p in schema.bundled_versions("google")] == ["8", "7"]
+    (tmp_path / "main.tf").write_text('resource "google_iap_brand" "b" {\n  support_email = "a@b.c"\n  application_title = "x"\n}\n')
+    assert _found(tmp_path, terraform_cli=False) == {(1, "terraform.unknown-resource-type")}
+    (tmp_path / "versions.tf").write_text('terraform {\n  required_providers {\n    google = { source = "hashicorp/google", version = "~> 7.0" }\n  }\n}\n')
+    assert _found(tmp_path, terraform_cli=False) == set()
+    (tmp_path / "main.tf").write_text('resource "google_iap_brand" "b" {\n  support_emial = "a@b.c"\n  application_title = "x"\n}\n')
+    assert _found(tmp_path, terraform_cli=False) == {(1, "terraform.resource-missing-argument"), (2, "terraform.resource-unknown-argument")}

@@ -54,15 +54,17 @@ class Schemas:
         source, constraint = _required_provider(mod, local_name)
         if self.installed is not None:
             return self.installed.get(source)
-        data = schema.bundled(local_name)
-        if data is None or data.name != source:
-            return None
-        if constraint and data.version and _admits(constraint, data.version) is not True:
-            return None
-        locked = _locked_version(mod.dir, source)
-        if locked and data.version and locked.split(".")[0] != data.version.split(".")[0]:
-            return None
-        return data
+        locked = None
+        for data in schema.bundled_versions(local_name):  # newest first: the newest version the module admits
+            if data.name != source or not data.version:
+                continue
+            if constraint and _admits(constraint, data.version) is not True:
+                continue
+            locked = _locked_version(mod.dir, source) if locked is None else locked
+            if locked and locked.split(".")[0] != data.version.split(".")[0]:
+                continue
+            return data
+        return None
 
 
 def _normal_source(source: str) -> str:

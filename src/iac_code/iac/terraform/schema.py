@@ -87,12 +87,23 @@ def _decode(provider: Provider, raw: dict, depth: int) -> Shape:
 
 
 @functools.cache
-def bundled(name: str) -> Provider | None:
-    """The bundled data of provider `name` (the type prefix: `aws`, `google`...), or None."""
-    path = DATA / f"{name}.json"
+def bundled(name: str, major: int | None = None) -> Provider | None:
+    """The bundled data of provider `name` (the type prefix: `aws`, `google`...): its newest
+    version, or the one of major version `major`; None when there is none."""
+    path = DATA / (f"{name}.json" if major is None else f"{name}@{major}.json")
     if "/" in name or not path.is_file():
-        return None
+        newest = bundled(name) if major is not None else None
+        return newest if newest is not None and newest.version and newest.version.split(".")[0] == str(major) else None
     return _provider(json.loads(path.read_text(encoding="utf-8")))
+
+
+def bundled_versions(name: str) -> list[Provider]:
+    """Every bundled version of provider `name`, newest first (`<name>.json`, `<name>@<major>.json`)."""
+    if "/" in name:
+        return []
+    majors = sorted((int(p.stem.split("@", 1)[1]) for p in DATA.glob(f"{name}@*.json") if p.stem.split("@", 1)[1].isdigit()), reverse=True)
+    found = [bundled(name), *(bundled(name, m) for m in majors)]
+    return [p for p in found if p is not None]
 
 
 def _provider(data: dict) -> Provider:
@@ -101,8 +112,8 @@ def _provider(data: dict) -> Provider:
 
 
 def bundled_names() -> list[str]:
-    """The providers with bundled data (file names without `.json`)."""
-    return sorted(p.stem for p in DATA.glob("*.json"))
+    """The providers with bundled data (their type prefixes)."""
+    return sorted({p.stem.split("@", 1)[0] for p in DATA.glob("*.json")})
 
 
 def from_providers_schema(schema: dict, provider: str, version: str | None = None) -> dict:
