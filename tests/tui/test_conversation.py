@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Markdown, Static
 
+from iac_tui.widgets.code import CodeBlock
 from iac_tui.widgets.message import AgentMessage, UserMessage
 from iac_tui.widgets.note import Note
 from iac_tui.widgets.plan import PlanView
@@ -154,8 +155,9 @@ async def test_code_block_is_rendered_as_a_fence(ws):
         await ready(pilot)
         await send(pilot, "code")
         await turn_done(pilot)
-        fences = list(app.query("MarkdownFence"))
+        fences = list(app.query(CodeBlock))
         assert len(fences) == 1
-        assert fences[0].lexer == "hcl"
+        assert fences[0].language == "hcl"
+        assert fences[0].code == 'resource "aws_s3_bucket" "b" {}\n'
         assert 'resource "aws_s3_bucket"' in fences[0].code
         assert list(app.query(Markdown))

@@ -9,7 +9,7 @@ import acp
 import pytest
 from acp import helpers
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from iac_tui import messages as m
 from iac_tui.client import TuiClient
@@ -19,6 +19,7 @@ from iac_tui.fuzzy import fuzzy_filter, fuzzy_match
 from iac_tui.mentions import build_prompt, mentioned_paths
 from iac_tui.state import SessionState
 from iac_tui.stderr_log import StderrLog, new_log_path
+from iac_tui.widgets.code import CodeBlock
 from iac_tui.widgets.streaming import StreamingMarkdown
 
 
@@ -196,10 +197,45 @@ async def test_streaming_markdown_splits_long_text_into_segments_at_paragraphs()
         await pilot.pause()
         segments = list(widget.query_children(Markdown))  # the Markdown documents it shows
         assert len(segments) >= 3
-        assert "".join(s.source for s in segments) == widget.source
-        # no segment starts or ends inside the code fence
+        assert "".join(d.source for d in widget.documents) == widget.source
+        # the code fence is one code block, of its own
+        (code,) = widget.query_children(CodeBlock)
+        assert code.source == fence.removesuffix("\n")
         for segment in segments:
-            assert segment.source.count("```") % 2 == 0
+            assert "```" not in segment.source
+
+
+FENCED = "Intro.\n\n```python\n" + "".join(f"x_{i} = {i}\n" for i in range(40)) + "```\n\nAfter `code`.\n\n~~~\nraw ``` inside\n~~~~\n\n- list\n  ```bash\n  ls\n  ```\n\n````md\n```\nnested\n````\nend\n"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 20, 1000])
+async def test_fenced_code_streams_into_code_blocks_whatever_the_chunks(size):
+    """A fence at the start of a line becomes a CodeBlock (body byte for byte, highlighted as
+    a whole at the end); a fence inside a list stays Markdown's; nothing is lost or reordered."""
+    from textual.app import App
+
+    class Host(App):
+        def compose(self):
+            yield StreamingMarkdown()
+
+    app = Host()
+    async with app.run_test(size=(80, 30)) as pilot:
+        widget = app.query_one(StreamingMarkdown)
+        for i in range(0, len(FENCED), size):
+            await widget.write(FENCED[i : i + size])
+        await widget.finish()
+        await pilot.pause()
+        assert "".join(d.source for d in widget.documents) == FENCED == widget.source
+        blocks = list(widget.query_children(CodeBlock))
+        assert [(b.language, b.code) for b in blocks] == [
+            ("python", "".join(f"x_{i} = {i}\n" for i in range(40))),
+            ("", "raw ``` inside\n"),
+            ("md", "```\nnested\n"),
+        ]
+        assert all(b.finished for b in blocks)
+        assert any("```bash" in d.source for d in widget.documents if isinstance(d, Markdown))  # the list's fence is Markdown's
+        shown = [str(piece.render()) for piece in blocks[0].query(Static)]
+        assert "\n".join(shown).splitlines() == [f"x_{i} = {i}" for i in range(40)]
 
 
 async def test_finish_renders_the_last_words_before_returning():

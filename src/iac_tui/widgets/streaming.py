@@ -7,6 +7,14 @@ would cost O(n) per append, O(n^2) in all; `StreamingMarkdown` therefore starts 
 `Markdown` segment at a paragraph break once the current one holds `SEGMENT_CHARS` characters
 (never inside a code fence, a list or a table). The segments read as one document.
 
+A fenced code block that starts at the beginning of a line (column 0, as an agent writes one
+outside a list) does not go to the Markdown: `Markdown.append` would re-parse the open fence and
+re-highlight and re-measure all of it on every append (an open 120-line fence cost O(its length)
+per chunk). Its body streams into a `CodeBlock` instead (`iac_tui.widgets.code`), which only
+re-highlights its last few lines; the Markdown text after it starts a new segment. A line that
+may still turn out to be a fence line (it starts with a backtick or a tilde) is held back until
+it is complete enough to tell.
+
 Chunks are also gathered for up to `FLUSH_INTERVAL` before they reach the stream. This is not a
 second copy of the stream's queue: `MarkdownStream` merges only the fragments that arrive while
 an `append` is running, so an agent sending chunks one by one still costs one `append` and one
@@ -25,13 +33,22 @@ from textual.timer import Timer
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from iac_tui.widgets.auto_height import AutoHeight
+from iac_tui.widgets.code import CodeBlock
+
 SEGMENT_CHARS = 4000
 FLUSH_INTERVAL = 1 / 20
 _PARAGRAPH_END = re.compile(r"(?<=\n\n)")
 _CONTINUATION = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||>|\s)")
+_OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")  # a fence opener at column 0, its info string
+_MAYBE_OPENER = re.compile(r"(`{1,2}|~{1,2}|`{3,}[^\n]*|~{3,}[^\n]*)")  # an incomplete line that may become one
 
 
-class StreamingMarkdown(VerticalGroup):
+class Segment(AutoHeight, Markdown):
+    """One Markdown document of a `StreamingMarkdown`."""
+
+
+class StreamingMarkdown(AutoHeight, VerticalGroup):
     """A Markdown document fed by `write(chunk)`; `finish()` flushes and stops the stream."""
 
     DEFAULT_CSS = """
@@ -42,7 +59,7 @@ class StreamingMarkdown(VerticalGroup):
     def __init__(self, text: str = "", *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._initial = text
-        self._segments: list[Markdown] = []
+        self._segments: list[Segment] = []
         self._stream: MarkdownStream | None = None
         self._segment_chars = 0
         self._in_fence = False
@@ -53,7 +70,17 @@ class StreamingMarkdown(VerticalGroup):
         self._last_flush = 0.0
         self._timer: Timer | None = None
         self._lock = asyncio.Lock()
+        self._code: CodeBlock | None = None  # the fenced code block being streamed
+        self._fence = ""  # its fence ("```", "~~~~", ...)
+        self._held = ""  # the start of a line that may be a fence line
+        self._line_start = True  # the next character begins a line
         self.finished = False
+
+    @property
+    def documents(self) -> list[Segment | CodeBlock]:
+        """What shows the text, in order: Markdown segments and code blocks (their `source`s
+        joined are `source`, once everything written has been flushed)."""
+        return [child for child in self.children if isinstance(child, (Segment, CodeBlock))]
 
     @property
     def source(self) -> str:
@@ -85,9 +112,11 @@ class StreamingMarkdown(VerticalGroup):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        await self._flush()
+        await self._flush(final=True)
         self.finished = True
         async with self._lock:
+            if self._code is not None:
+                await self._close_code()
             if self._stream is not None:
                 stream, self._stream = self._stream, None
                 await _stop(stream)
@@ -97,24 +126,87 @@ class StreamingMarkdown(VerticalGroup):
         if not self.finished:
             await self._flush()
 
-    async def _flush(self) -> None:
+    async def _flush(self, final: bool = False) -> None:
         async with self._lock:
-            if not self._buffer:
+            if not self._buffer and not (final and self._held):
                 return
-            text = "".join(self._buffer)
+            text = self._held + "".join(self._buffer)
+            self._held = ""
             self._buffer.clear()
             self._last_flush = time.monotonic()
-            # the text may hold paragraph breaks: consider starting a new segment at each one
-            pieces = _PARAGRAPH_END.split(text) if "\n\n" in text else (text,)
-            for piece in pieces:
-                if not piece:
-                    continue
-                if self._stream is None or self._should_split(piece):
-                    await self._new_segment()
-                self._segment_chars += len(piece)
-                self._track(piece)
-                assert self._stream is not None
-                await self._stream.write(piece)
+            run = ""  # text for the current target (the code block or the Markdown), written in one go
+            pos = 0
+            while pos < len(text):
+                if self._line_start:
+                    end = text.find("\n", pos) + 1 or len(text)
+                    line = text[pos:end]
+                    kind = self._fence_line(line)
+                    if kind == "maybe" and not final:
+                        self._held = text[pos:]
+                        break
+                    if kind in ("open", "close"):
+                        await self._emit(run)
+                        run = ""
+                        if kind == "open":
+                            await self._open_code(line)
+                        else:
+                            await self._close_code(line)
+                        pos = end
+                        continue
+                end = text.find("\n", pos) + 1 or len(text)
+                run += text[pos:end]
+                self._line_start = text[end - 1] == "\n"
+                pos = end
+            await self._emit(run)
+
+    def _fence_line(self, line: str) -> str:
+        """What the line (complete with its "\\n", or its start) is: "open" (a fence opener, outside
+        a code block), "close" (the fence of the open code block), "maybe" (too short to tell) or
+        "text"."""
+        if self._code is None:
+            if fence := _OPENER.fullmatch(line):
+                return "text" if fence.group(1)[0] == "`" and "`" in fence.group(2) else "open"
+            return "maybe" if "\n" not in line and _MAYBE_OPENER.fullmatch(line) else "text"
+        char = re.escape(self._fence[0])
+        if "\n" in line:
+            return "close" if re.fullmatch(rf" {{0,3}}{char}{{{len(self._fence)},}}[ \t]*\n", line) else "text"
+        return "maybe" if re.fullmatch(rf" {{0,3}}{char}*[ \t]*", line) else "text"
+
+    async def _open_code(self, opener: str) -> None:
+        fence = _OPENER.fullmatch(opener)
+        assert fence is not None
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await _stop(stream)
+        self._fence = fence.group(1)
+        info = fence.group(2).strip()
+        self._code = CodeBlock(info.split()[0] if info else "", opener=opener)
+        await self.mount(self._code)
+
+    async def _close_code(self, closer: str = "") -> None:
+        code, self._code = self._code, None
+        assert code is not None
+        await code.finish(closer)
+        self._trailing_newlines = 2  # what follows starts a block of its own
+
+    async def _emit(self, text: str) -> None:
+        """Write `text` to the open code block, or to the Markdown (in segments)."""
+        if not text:
+            return
+        if self._code is not None:
+            await self._code.append(text)
+            return
+        # the text may hold paragraph breaks: consider starting a new segment at each one
+        pieces = _PARAGRAPH_END.split(text) if "\n\n" in text else (text,)
+        for piece in pieces:
+            if not piece:
+                continue
+            if self._stream is None or self._should_split(piece):
+                await self._new_segment()
+            self._segment_chars += len(piece)
+            self._track(piece)
+            assert self._stream is not None
+            await self._stream.write(piece)
 
     def _should_split(self, text: str) -> bool:
         return (
@@ -127,7 +219,7 @@ class StreamingMarkdown(VerticalGroup):
     async def _new_segment(self) -> None:
         if self._stream is not None:
             await _stop(self._stream)
-        segment = Markdown()
+        segment = Segment()
         self._segments.append(segment)
         await self.mount(segment)
         self._stream = Markdown.get_stream(segment)

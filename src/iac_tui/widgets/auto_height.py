@@ -1,0 +1,24 @@
+"""A container measured without its own container's height, so that its children's layouts stay cached.
+
+Textual's `Layout.get_content_height` arranges a container whose children all have a dynamic
+height (`auto`, `fr`, `%`) at its *container's* height, for the sake of `fr` and `%` children.
+A block of an answer that is still growing (the message being streamed) changes that height on
+every append, so each of the message's segments and code blocks missed its cached arrangement
+and was laid out again: a 5,000-line answer re-arranged every block it held on every append
+(`bench/tui_answer.py`). Our containers' children have `height: auto`, which does not depend on
+the container's height, so `AutoHeight` measures them at height 0, a size that never changes.
+"""
+
+from __future__ import annotations
+
+from textual.geometry import Size
+
+
+class AutoHeight:
+    """Mixin (before the widget class) for a container whose children all have `height: auto`."""
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The height of the children arranged at `width` (lines); `container` is not used."""
+        if not self.children:  # type: ignore[attr-defined]
+            return 0
+        return self.arrange(Size(width, 0)).total_region.height  # type: ignore[attr-defined]
