@@ -13,6 +13,7 @@ from tui_support import ready, send, turn_done, wait_until
 from iac_tui.screens.diff_review import DiffReview
 from iac_tui.screens.pager import Pager, find, location, plain_lines
 from iac_tui.widgets.diff import EditDiff, FileChange, diff_counts, wants_review
+from iac_tui.widgets.note import PrunedNote
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.tool_output import ToolOutput, take_rows
@@ -280,4 +281,4 @@ async def test_old_blocks_are_pruned_past_the_row_limit(ws, monkeypatch):
         assert any(t.startswith("Answer 39.") for t in texts)  # the newest stays
         assert not any(t.startswith("Answer 0.") for t in texts)  # the oldest went
         note = conversation.children[0]
-        assert note.has_class("-pruned-note") and "were pruned" in note.text
+        assert isinstance(note, PrunedNote) and "were pruned" in note.text

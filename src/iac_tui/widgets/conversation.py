@@ -12,8 +12,11 @@ moved to the bottom when it changes.
 
 A long session would grow without end (memory, and the layout work of every keystroke), so
 once the blocks take more than `max_rows` rows the oldest finished blocks are pruned down to
-`PRUNE_TO` of it, while the view follows the bottom (never under the reader's eyes); a note at
-the top says so. The session itself is untouched: loading it again shows everything.
+`PRUNE_TO` of it, while the view follows the bottom (never under the reader's eyes). The last
+two turns (the one running, or just received, and the one before) are never pruned, however
+long. What is pruned is kept as Markdown (`iac_tui.transcript`): the note at the top says how
+many blocks went, and enter or a click on it opens them in the pager; `transcript()` (export)
+includes them. The session itself is untouched: loading it again shows everything.
 """
 
 from __future__ import annotations
@@ -29,12 +32,12 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 
-from iac_tui import config, messages
+from iac_tui import config, messages, transcript
 from iac_tui.messages import PermissionAnswer
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.diff import warm_up_highlighting
 from iac_tui.widgets.message import AgentMessage, UserMessage
-from iac_tui.widgets.note import Note
+from iac_tui.widgets.note import Note, PrunedNote
 from iac_tui.widgets.plan import PlanView
 from iac_tui.widgets.thought import Thought
 from iac_tui.widgets.tool_call import ToolCallPanel
@@ -71,6 +74,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self.agent_name = "the agent"  # set by the app from `initialize`, for the welcome
         self.max_rows = max_rows or config.max_conversation_rows()
         self.pruned = 0  # blocks pruned so far
+        self.pruned_markdown: list[str] = []  # what they showed (`iac_tui.transcript`)
         self._prune_pending = False
         self._streaming: AgentMessage | Thought | UserMessage | None = None
         self._tools: dict[str, ToolCallPanel] = {}
@@ -173,6 +177,10 @@ class Conversation(VerticalScroll, can_focus=False):
         if not self.following:
             self.unread += 1
             self.post_message(self.FollowChanged(False, self.unread))
+        self._schedule_prune()
+
+    def _schedule_prune(self) -> None:
+        """Check the rows once the screen is laid out (after a block is added or finished)."""
         if not self._prune_pending:
             self._prune_pending = True
             self.call_after_refresh(self._prune)
@@ -188,16 +196,21 @@ class Conversation(VerticalScroll, can_focus=False):
             return widget.finished and not widget.awaiting_permission
         return True
 
+    def _kept_from(self, blocks: list[Widget]) -> int:
+        """The index of the first block of the last two turns (they are never pruned)."""
+        starts = [i for i, block in enumerate(blocks) if isinstance(block, UserMessage)]
+        return starts[-2] if len(starts) >= 2 else (starts[0] if starts else len(blocks) - 1)
+
     async def _prune(self) -> None:
         """Remove the oldest finished blocks once the blocks take more than `max_rows` rows."""
         self._prune_pending = False
-        blocks = [b for b in self.children if not b.has_class("-pruned-note")]
+        blocks = [b for b in self.children if not isinstance(b, PrunedNote)]
         total = sum(self._rows(b) for b in blocks)
         if total <= self.max_rows or not self.following:  # not while the reader is scrolled up
             return
         target = int(self.max_rows * PRUNE_TO)
         doomed: list[Widget] = []
-        for block in blocks[:-1]:
+        for block in blocks[: self._kept_from(blocks)]:
             if total <= target:
                 break
             if self._removable(block):
@@ -205,22 +218,33 @@ class Conversation(VerticalScroll, can_focus=False):
                 total -= self._rows(block)
         if not doomed:
             return
-        for panel in doomed:
-            if isinstance(panel, ToolCallPanel):
-                self._tools.pop(panel.tool_call_id, None)
+        for block in doomed:
+            if isinstance(block, ToolCallPanel):
+                self._tools.pop(block.tool_call_id, None)
+            markdown = transcript.block_markdown(block, self.agent_name)
+            if markdown:
+                self.pruned_markdown.append(markdown)
         self.pruned += len(doomed)
         with self.app.batch_update():
             await self.remove_children(doomed)
-            text = f"… {self.pruned:,} earlier blocks were pruned to keep the app fast (ctrl+s loads the whole session again)"
-            notes = self.query(".-pruned-note")
+            text = f"… {self.pruned:,} earlier blocks were pruned to keep the app fast: enter or a click opens them (ctrl+s loads the whole session again)"
+            notes = self.query_children(PrunedNote)
             if notes:
-                note = notes.first(Note)
+                note = notes.first()
                 note.text = text
                 note.update(Content(text))
             else:
-                note = Note(text)
-                note.add_class("-pruned-note")
-                await self.mount(note, before=0)
+                await self.mount(PrunedNote(text, lambda: transcript.join(self.pruned_markdown)), before=0)
+
+    def transcript(self) -> str:
+        """The whole conversation as Markdown, pruned blocks included (`iac_tui.transcript`)."""
+        parts = list(self.pruned_markdown)
+        for block in self.children:
+            if not isinstance(block, PrunedNote):
+                markdown = transcript.block_markdown(block, self.agent_name)
+                if markdown:
+                    parts.append(markdown)
+        return transcript.join(parts)
 
     async def close_open(self, collapse_thought: bool = True) -> None:
         """Finish the streaming message or thought, if any."""
@@ -229,6 +253,8 @@ class Conversation(VerticalScroll, can_focus=False):
             await block.finish()
         elif isinstance(block, Thought):
             await block.finish(collapse=collapse_thought)
+        if block is not None:
+            self._schedule_prune()
 
     # ----- content -----
 
@@ -369,6 +395,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._terminals.clear()
         self._plan = None
         self.pruned = 0
+        self.pruned_markdown = []
         await self.remove_children()
         self.follow()
 

@@ -23,6 +23,11 @@ class UserMessage(VerticalGroup):
         """The message text."""
         return self._text
 
+    @property
+    def attachments(self) -> list[str]:
+        """The names of the files it attached."""
+        return list(self._attachments)
+
     def compose(self) -> ComposeResult:
         yield Static(Content(self._text), classes="user-text")
         yield Static(self._attachment_line(), classes="attachments")

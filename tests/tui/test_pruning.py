@@ -1,0 +1,80 @@
+"""Pruning on a bare Conversation: the last two turns stay whole, what went stays reachable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+from iac_tui.screens.pager import Pager
+from iac_tui.widgets.conversation import Conversation
+from iac_tui.widgets.message import AgentMessage, UserMessage
+from iac_tui.widgets.note import PrunedNote
+
+
+class Host(App):
+    def __init__(self, max_rows: int) -> None:
+        super().__init__()
+        self.max_rows = max_rows
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(Path("."), max_rows=self.max_rows)
+
+
+def answer(i: int, lines: int) -> str:
+    return f"Answer {i}.\n\n" + "".join(f"line {n} of answer {i}\n\n" for n in range(lines))
+
+
+async def turn(pilot, conversation: Conversation, i: int, lines: int = 3) -> None:
+    await conversation.add_user(f"question {i}")
+    for piece in answer(i, lines).split(" "):
+        await conversation.agent_text(piece + " ")
+    await conversation.close_open()
+    await pilot.pause()
+
+
+async def test_the_last_two_turns_are_never_pruned_however_long():
+    app = Host(max_rows=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        for i in range(4):
+            await turn(pilot, conversation, i)
+        await turn(pilot, conversation, 4, lines=60)  # far more rows than max_rows, in one answer
+        await pilot.pause(0.2)
+        assert conversation.pruned > 0
+        users = [b.text for b in conversation.query(UserMessage)]
+        assert users[-1] == "question 4"
+        assert "question 3" in users  # the turn before the last one stays too
+        answers = [b.source for b in conversation.query(AgentMessage)]
+        assert answers[-1] == answer(4, 60) + " "
+        await turn(pilot, conversation, 5, lines=60)
+        await pilot.pause(0.2)
+        users = [b.text for b in conversation.query(UserMessage)]
+        assert users[-2:] == ["question 4", "question 5"]
+        assert [b.source for b in conversation.query(AgentMessage)][-2:] == [answer(4, 60) + " ", answer(5, 60) + " "]
+
+
+async def test_what_was_pruned_opens_in_the_pager_and_stays_in_the_transcript():
+    app = Host(max_rows=40)
+    async with app.run_test(size=(80, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        for i in range(8):
+            await turn(pilot, conversation, i)
+        await pilot.pause(0.2)
+        assert conversation.pruned > 0
+        assert "question 0" not in [b.text for b in conversation.query(UserMessage)]
+        note = conversation.children[0]
+        assert isinstance(note, PrunedNote)
+        whole = conversation.transcript()
+        for i in range(8):  # everything, pruned or not, in order
+            assert f"## You\n\nquestion {i}\n" in whole
+            assert answer(i, 3) in whole
+        assert whole.index("question 0") < whole.index("question 7")
+        conversation.scroll_home(animate=False)
+        await pilot.pause()
+        note.focus()
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, Pager)
+        assert "line 0 of answer 0" in app.screen.text
+        assert "question 0" in app.screen.text
