@@ -12,18 +12,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp.interfaces import Agent
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import var
 
-from iac_tui import config
+from iac_tui import config, sdk
 from iac_tui import messages
-from iac_tui.client import TuiClient
-from iac_tui.connection import AgentConnection
 from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
 from iac_tui.history import PromptHistory
@@ -43,6 +40,12 @@ from iac_tui.widgets.permission import describe
 from iac_tui.widgets.prompt import Command, PromptArea
 from iac_tui.widgets.status import StatusBar
 from iac_tui.widgets.working import WorkingIndicator
+
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.interfaces import Agent
+
+    from iac_tui.client import TuiClient
+    from iac_tui.connection import AgentConnection
 
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
@@ -190,6 +193,10 @@ class IacTui(TurnActions, SessionActions, App[None]):
         self.run_worker(self._run_agent(), group="agent", exclusive=True, exit_on_error=False, name="agent")
 
     async def _run_agent(self) -> None:
+        await asyncio.to_thread(sdk.load)  # the prompt box takes keys meanwhile
+        from iac_tui.client import TuiClient
+        from iac_tui.connection import AgentConnection
+
         client = TuiClient(self.post_to_conversation, self.project, self.state)
         self.client = client
         try:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextContentBlock, TextResourceContents
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")
 MAX_EMBED_BYTES = 512 * 1024
@@ -60,6 +59,8 @@ def _read_text(path: Path) -> str | None:
 
 def build_prompt(text: str, root: Path, embedded_context: bool = True) -> tuple[list[Any], list[Attachment]]:
     """The content blocks for a prompt, and the files attached (mentions of missing files are left as text)."""
+    from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextContentBlock, TextResourceContents  # (iac_tui.sdk)
+
     blocks: list[Any] = [TextContentBlock(type="text", text=text)]
     attached: list[Attachment] = []
     root = Path(root).resolve()

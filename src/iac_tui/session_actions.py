@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import acp
 from textual import work
 
 from iac_tui import messages
+from iac_tui.sdk import acp
 from iac_tui.screens.sessions import SessionChoice, SessionPicker
 from iac_tui.screens.settings import SettingPicker
 from iac_tui.sessions import error_text

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import acp
 from textual.message import Message
 
 from iac_tui import messages
-from iac_tui.mcp import configured_servers
+from iac_tui.sdk import acp
 from iac_tui.state import SessionState, Setting
 
 MAX_SESSION_PAGES = 20
@@ -85,6 +84,8 @@ class SessionManager:
     def mcp_servers(self) -> list[Any]:
         """The config file's MCP servers for the agent; its problems are told once, after the
         session opens (`tell_mcp_problems`), so that entering the session does not clear them."""
+        from iac_tui.mcp import configured_servers  # imports the SDK's schema (iac_tui.sdk)
+
         servers, problems = configured_servers(self.capabilities)
         if problems and not self._mcp_problems_told:
             self._mcp_problems = problems

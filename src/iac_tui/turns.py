@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import acp
 from textual import work
 
 from iac_tui import messages
 from iac_tui.mentions import build_prompt
+from iac_tui.sdk import acp
 from iac_tui.sessions import error_text
 from iac_tui.widgets.prompt import PromptArea
 

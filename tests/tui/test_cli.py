@@ -70,3 +70,37 @@ def test_the_agent_starts_before_the_ui_is_imported(tmp_path, monkeypatch):
     monkeypatch.setattr(process_module.AgentProcess, "start", start)
     assert main([str(tmp_path), "--agent", f"{sys.executable} -c 'import time; time.sleep(30)' still-booting"]) == 0
     assert events == ["agent started", "ui imported", ("run", True, "still-booting")]
+
+
+def test_the_app_is_drawn_without_importing_the_acp_sdk():
+    """Importing the ACP SDK's schema takes ~1.3 s: the app's first paint must not wait for it."""
+    code = "import sys, iac_tui.cli, iac_tui.app; print(sorted(m for m in ('acp.schema', 'acp.core', 'pydantic') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+async def test_the_prompt_box_takes_keys_while_the_sdk_loads(ws, monkeypatch):
+    """The SDK loads behind the drawn app (in a thread): typing works before the agent is connected."""
+    import threading
+
+    from iac_tui import sdk
+
+    release = threading.Event()
+    real_load = sdk.load
+
+    def slow_load() -> None:
+        release.wait(30)
+        real_load()
+
+    monkeypatch.setattr(sdk, "load", slow_load)
+    app = ws.app([{"blocks": [{"type": "text", "text": "Hello."}]}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"plan")
+        assert app.prompt_box.text == "plan"
+        assert app.agent_state == "starting" and app.agent is None
+        release.set()
+        from tui_support import ready
+
+        await ready(pilot)
+        assert app.prompt_box.text == "plan"
