@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.reactive import var
 
 from iac_tui import config, sdk
+from iac_tui.copy_export import EXPORT_COMMAND, CopyExportActions
 from iac_tui import messages
 from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
@@ -50,7 +51,7 @@ if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
 
-class IacTui(TurnActions, SessionActions, App[None]):
+class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     """The terminal client. `project` is the directory the agent works in.
 
     `agent` replaces the default `iac-code acp` command; `model`/`mode` are applied to the first
@@ -81,6 +82,8 @@ class IacTui(TurnActions, SessionActions, App[None]):
         Binding("ctrl+t", "toggle_thoughts", "Thoughts"),
         Binding("ctrl+o", "toggle_outputs", "Outputs"),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
+        Binding("f5", "copy_block", "Copy", show=False),  # (not in the footer: it is full; f1 and README list them)
+        Binding("f8", "export", "Export", show=False),
         Binding("end", "follow", "Follow", priority=True),
     ]
 
@@ -284,7 +287,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
 
     def on_commands_changed(self, message: messages.CommandsChanged) -> None:
         self.state.commands = message.commands
-        hints = []
+        hints = [] if any(c.name == EXPORT_COMMAND.name for c in message.commands) else [EXPORT_COMMAND]
         for command in message.commands:
             root = getattr(command.input, "root", None) if command.input is not None else None
             hints.append(Command(command.name, command.description, getattr(root, "hint", None)))

@@ -23,6 +23,8 @@ class TurnActions:
 
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
         text = message.text
+        if self.local_command(text):
+            return
         if self.agent is None or self.state.session_id is None:
             self.prompt_box.load_text(text)
             self.notify("The agent is not ready." + (" Press ctrl+r to restart it." if self.agent_state == "stopped" else ""), severity="warning")

@@ -92,6 +92,18 @@ def test_streamed_answer_with_code_block(snap_compare, ws):
     assert snap_compare(app, terminal_size=(100, 34), run_before=steps("How should I store state?"))
 
 
+def test_export_done(snap_compare, ws):
+    """`/export FILE` after an answer: the note says where the conversation went."""
+
+    async def export(pilot):
+        pilot.app.prompt_box.load_text("/export state-notes.md")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (ws.project / "state-notes.md").exists(), what="the export")
+
+    app = ws.app([{"blocks": [{"type": "text", "text": ANSWER}]}], cwd_label=LABEL, **PINNED)
+    assert snap_compare(app, terminal_size=(100, 34), run_before=steps("How should I store state?", then=export))
+
+
 def test_thought_block(snap_compare, ws):
     turns = [
         {

@@ -50,6 +50,9 @@ when done) and the tools it runs, each in a panel that updates as the tool progr
 | `ctrl+o` | expand or fold all tool output |
 | `tab` / `shift+tab` | move focus (`enter` on a panel folds or unfolds it) |
 | `ctrl+r` | restart the agent after it stopped |
+| `f5` | copy the focused block (a code block: its code; `c` on it does too), else the newest answer |
+| `f8`, `/export [FILE]` | write the conversation as Markdown to a new file in the project |
+| `enter` on the "pruned" note | open the blocks pruned from the view in the pager |
 | `f1` | this help |
 | `ctrl+q` | quit |
 """

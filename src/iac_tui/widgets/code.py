@@ -13,6 +13,7 @@ highlight theme), follows theme changes, and keeps `code` (the body, byte for by
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.widgets import Static
@@ -23,8 +24,11 @@ from iac_tui.widgets.auto_height import AutoHeight
 PIECE_LINES = 16
 
 
-class CodeBlock(AutoHeight, VerticalGroup):
-    """The body of one fenced code block: `append(text)` adds code, `finish()` ends it."""
+class CodeBlock(AutoHeight, VerticalGroup, can_focus=True):
+    """The body of one fenced code block: `append(text)` adds code, `finish()` ends it; `c`
+    (focused: a click) copies the body."""
+
+    BINDINGS = [Binding("c", "copy", "Copy code")]
 
     DEFAULT_CSS = """
     CodeBlock {
@@ -38,6 +42,7 @@ class CodeBlock(AutoHeight, VerticalGroup):
         color: rgb(210,210,210);
         background: black 10%;
         &:light { background: white 30%; }
+        &:focus { background-tint: $foreground 5%; }
         & > .code-piece { width: auto; height: auto; }
     }
     """
@@ -66,6 +71,10 @@ class CodeBlock(AutoHeight, VerticalGroup):
     def _highlight(self, code: str) -> Content:
         app = self.app
         return MarkdownFence.highlight(code, self.language, ansi=app.native_ansi_color, dark=app.current_theme.dark)
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.code)
+        self.app.notify(f"Copied the code ({len(self.code):,} characters).")
 
     async def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_later(self._restyle))

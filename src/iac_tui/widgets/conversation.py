@@ -410,7 +410,7 @@ class Conversation(VerticalScroll, can_focus=False):
     def focus_newest(self) -> bool:
         """Focus the newest block that takes the focus (a tool call or a thought); False if none."""
         for block in reversed(self.children):
-            if block.focusable:
+            if isinstance(block, (ToolCallPanel, Thought)) and block.focusable:
                 block.focus()
                 return True
         return False
