@@ -3,9 +3,10 @@
     python bench/tui_large.py [--only launch,diffs,typing,pager,session] [--turns 1000]
 
 - launch: `python -m iac_tui` in a pseudo-terminal (120x40) on the real `iac-code acp` (scripted
-  model), from exec to the status bar saying "new session" (the prompt is ready for input).
-  Twice: as shipped (the agent starts before the UI toolkit is imported) and with the toolkit
-  imported first (the order before), median of `--repeat` runs each.
+  model), from exec to ready for input: the prompt box drawn and a key typed at that moment
+  echoed; and a minimal Textual app showing one Input, measured the same way in the same run
+  (alternated, median of `--repeat` runs each): the figure is the ratio. Also: exec to the
+  agent's session open ("new session" in the status bar).
 - diffs: a foreign agent (in-process, the SDK's agent side over its memory transport) asks
   permission for one edit of 50 files of 21 lines; time from the agent sending the request to the
   question shown (the docked question up and a screen refresh done), and to the reviewer shown.
@@ -52,29 +53,43 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 # ----- launch -----
 
-UI_FIRST = "import iac_tui.app, sys; from iac_tui.cli import main; sys.exit(main())"
+MINIMAL_APP = """
+import sys
+from textual.app import App
+from textual.widgets import Input
+class Minimal(App):
+    def compose(self):
+        yield Input(placeholder="Ask the agent")
+Minimal().run()
+"""
 
 
-def launch_once(project: Path, env: dict[str, str], ui_first: bool) -> float | None:
-    """Seconds from exec to "new session" on the screen (None: not within 60 s)."""
-    args = ["-c", UI_FIRST, str(project)] if ui_first else ["-m", "iac_tui", str(project)]
+def launch_once(argv: list[str], env: dict[str, str], session: bool) -> tuple[float | None, float | None]:
+    """Seconds from exec to ready for input (the prompt's placeholder drawn and a key typed then
+    echoed), and to "new session" on the screen when `session` (None: not within 60 s)."""
     start = time.monotonic()
     pid, fd = pty.fork()
     if pid == 0:  # the child: the app, in the pseudo-terminal
-        os.execve(sys.executable, [sys.executable, *args], env)
+        os.execve(sys.executable, [sys.executable, *argv], env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     seen = b""
-    ready = None
+    ready = opened = None
+    typed = False
     while time.monotonic() - start < 60:
-        readable, _, _ = select.select([fd], [], [], 0.02)
-        if not readable:
-            continue
-        try:
-            seen += os.read(fd, 1 << 16)
-        except OSError:
-            break
-        if b"new session" in seen:
+        readable, _, _ = select.select([fd], [], [], 0.005)
+        if readable:
+            try:
+                seen += os.read(fd, 1 << 16)
+            except OSError:
+                break
+        if not typed and b"Ask the agent" in seen:
+            os.write(fd, b"Q")  # typed as soon as the prompt box shows
+            typed, mark = True, len(seen)
+        if typed and ready is None and b"Q" in seen[mark:]:
             ready = time.monotonic() - start
+        if session and opened is None and b"new session" in seen:
+            opened = time.monotonic() - start
+        if ready is not None and (opened is not None or not session):
             break
     os.write(fd, b"\x11")  # ctrl+q
     time.sleep(0.3)
@@ -84,20 +99,35 @@ def launch_once(project: Path, env: dict[str, str], ui_first: bool) -> float | N
         pass
     os.waitpid(pid, 0)
     os.close(fd)
-    return ready
+    return ready, opened
 
 
 def bench_launch(repeat: int) -> list[tuple[str, str]]:
+    """iac-tui on the real agent and a minimal Textual app with one Input, alternated, `repeat` times each."""
     work = Path(tempfile.mkdtemp(prefix="tui-launch-"))
     script = work / "script.json"
     script.write_text(json.dumps({"turns": []}))
-    env = dict(os.environ, IAC_CODE_MODEL="scripted", IAC_CODE_SCRIPT=str(script), IAC_CODE_CONFIG_DIR=str(work / "cfg"), TERM="xterm-256color")
-    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    rows = []
-    for label, ui_first in (("launch -> ready for input (agent started first)", False), ("launch -> ready for input (UI imported first)", True)):
-        times = [t for t in (launch_once(work, env, ui_first) for _ in range(repeat)) if t is not None]
-        rows.append((label, f"{statistics.median(times):.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)})" if times else "did not get ready"))
-    return rows
+    env = dict(os.environ, IAC_CODE_MODEL="scripted", IAC_CODE_SCRIPT=str(script), IAC_CODE_CONFIG_DIR=str(work / "cfg"), TERM="xterm-256color", HOME=str(work))
+    env["PYTHONPATH"] = os.environ.get("TUI_BENCH_SRC", str(ROOT / "src")) + os.pathsep + env.get("PYTHONPATH", "")  # another checkout, to compare
+    app, minimal, sessions = [], [], []
+    for _ in range(repeat):
+        ready, opened = launch_once(["-m", "iac_tui", str(work)], env, session=True)
+        if ready is not None:
+            app.append(ready)
+        if opened is not None:
+            sessions.append(opened)
+        ready, _ = launch_once(["-c", MINIMAL_APP], env, session=False)
+        if ready is not None:
+            minimal.append(ready)
+    if not app or not minimal:
+        return [("launch -> ready for input", "did not get ready")]
+    a, m = statistics.median(app), statistics.median(minimal)
+    runs = lambda ts: ", ".join(f"{t:.2f}" for t in ts)  # noqa: E731
+    return [
+        ("launch -> ready for input (prompt drawn, a key typed then echoed)", f"{a:.2f} s (runs: {runs(app)}): x{a / m:.2f} a minimal Textual app with one Input"),
+        ("  the minimal app, same run", f"{m:.2f} s (runs: {runs(minimal)})"),
+        ("  launch -> the agent's session open (\"new session\")", f"{statistics.median(sessions):.2f} s" if sessions else "did not open"),
+    ]
 
 
 # ----- in-process runs -----
@@ -276,7 +306,7 @@ def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="launch,diffs,typing,pager,session")
-    parser.add_argument("--repeat", type=int, default=3, help="launch runs per order (median shown)")
+    parser.add_argument("--repeat", type=int, default=5, help="launch runs of each app (median shown)")
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--max-rows", type=int, default=2500, help="IAC_TUI_MAX_ROWS of the pruned session run")
     parser.add_argument("--unpruned-turns", type=int, default=250, help="turns of the never-pruned run (it slows down as it grows)")
