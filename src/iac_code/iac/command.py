@@ -40,7 +40,7 @@ def run(
     first = targets[0].absolute()
     base = first if first.is_dir() else first.parent
     options = Options(kind=kind, ignore=tuple(ignore), kubernetes_version=kubernetes_version,
-                      terraform_validate=terraform_validate)
+                      terraform_validate=terraform_validate, workers=0)
     outcome = check(targets, options)
     diags, skipped = outcome.diagnostics, outcome.skipped
     if output_format == "json":

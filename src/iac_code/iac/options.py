@@ -17,7 +17,8 @@ class Options:
     """How to validate: `kind` restricts the formats; `ignore` lists rule ids ("x.*" prefixes)
     whose rules do not run; `terraform_cli` allows `terraform fmt`; `terraform_validate` also
     `terraform validate`; `overlay` maps paths to the text to check instead of the disk's
-    (None: absent); `after_edits`: post-edit feedback on."""
+    (None: absent); `after_edits`: post-edit feedback on; `workers`: processes checking a large
+    Terraform project's modules (0: one per CPU; `iac-code validate` uses 0, the agent 1)."""
 
     kind: str = "auto"
     ignore: tuple[str, ...] = ()
@@ -26,6 +27,7 @@ class Options:
     terraform_validate: bool = False
     overlay: dict[Path, str | None] = field(default_factory=dict)
     after_edits: bool = True
+    workers: int = 1
 
     @property
     def selection(self) -> Selection:

@@ -60,7 +60,8 @@ class SetList(LList):
 
 def _placed(value: Any, cls: type, file: Path | None, node: Tree) -> Any:
     out = cls(value)
-    out.file, out.line = file, getattr(node.meta, "line", 0) if not node.meta.empty else 0
+    first = next(node.scan_values(lambda v: isinstance(v, Token)), None)  # trees carry no positions: tokens do
+    out.file, out.line = file, getattr(first, "line", 0) or 0
     return out
 
 

@@ -108,11 +108,12 @@ class _PostLexer:
 def _parser() -> Lark:
     """The LALR parser of python-hcl2's grammar file (`hcl2/hcl2.lark`, the tree its
     `parses_to_tree` returns) with our post-lexer; lark caches the built tables (cache=True:
-    a file in the temporary directory keyed by the grammar)."""
+    a file in the temporary directory keyed by the grammar). Positions are the tokens' (1-based
+    line and column): without `propagate_positions` a parse takes about a sixth less time and
+    its tree a third less memory (measured on terraform-aws-eks)."""
     import hcl2.parser
 
-    return Lark.open("hcl2.lark", rel_to=hcl2.parser.__file__, parser="lalr", propagate_positions=True,
-                     postlex=_PostLexer(), cache=True)
+    return Lark.open("hcl2.lark", rel_to=hcl2.parser.__file__, parser="lalr", postlex=_PostLexer(), cache=True)
 
 
 def parse(text: str) -> Body:

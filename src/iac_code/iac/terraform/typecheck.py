@@ -24,10 +24,15 @@ def parse_type(expr: Tree | None) -> Type:
     """A variable's type constraint as a `Type` ("any" when absent or not understood)."""
     if expr is None:
         return "any"
+    known = getattr(expr, "_iac_type", None)
+    if known is not None:
+        return known  # trees are shared through the parse cache: read once per content
     try:
-        return _type(expr)
+        found = _type(expr)
     except (IndexError, AttributeError, ValueError, StopIteration):
-        return "any"
+        found = "any"
+    expr._iac_type = found  # type: ignore[union-attr]
+    return found
 
 
 def _type(node: Tree) -> Type:

@@ -42,14 +42,16 @@ class Instance:
     module: Module
     values: dict[str, Any]
     depth: int
+    _scope: tuple[dict, dict] | None = None
 
     def env(self, file: Path) -> Env:
         """An evaluation context for an expression in `file` of this module."""
-        locals_ = {name: (f, a.expr) for name, (f, a) in self.module.locals.items()}
-        resources: dict[str, dict[str, tuple[Path, Block]]] = {}
-        for (rtype, rname), d in self.module.resources.items():
-            resources.setdefault(rtype, {})[rname] = (d.file, d.block)
-        return Env(file, self.values, locals_, resources=resources)
+        if self._scope is None:
+            resources: dict[str, dict[str, tuple[Path, Block]]] = {}
+            for (rtype, rname), d in self.module.resources.items():
+                resources.setdefault(rtype, {})[rname] = (d.file, d.block)
+            self._scope = ({name: (f, a.expr) for name, (f, a) in self.module.locals.items()}, resources)
+        return Env(file, self.values, self._scope[0], resources=self._scope[1])
 
 
 def instances(t: ModuleTarget) -> tuple[list[Instance], list[ValueProblem]]:
