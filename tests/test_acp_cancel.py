@@ -63,7 +63,8 @@ async def test_cancel_kills_a_running_bash_with_its_process_group(tmp_path):
     pidfile = tmp_path / "pids"
     command = f"sleep 1000 & echo $! > {pidfile}; echo $$ >> {pidfile}; wait"
     bash = {"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]}
-    async with spawn_agent(tmp_path / "proj", script=[bash, NEXT], env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
+    env = {"IAC_CODE_PERMISSION_MODE": "bypass_permissions", "IAC_CODE_SANDBOX": "off"}  # the pid file is outside the project
+    async with spawn_agent(tmp_path / "proj", script=[bash, NEXT], env=env) as agent:
         sid = await agent.new_session()
         prompt = asyncio.create_task(agent.prompt(sid, "run"))
         await wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2, timeout=20)

@@ -33,7 +33,8 @@ def shown_text(update: ToolCallProgress) -> str:
 async def test_credentials_are_neither_in_the_environment_nor_in_any_result(tmp_path):
     # `env` shows the command's own environment; /proc/$PPID/environ is the agent's, which holds the key
     command = "env; echo ---; tr '\\0' '\\n' < /proc/$PPID/environ; echo; echo MINE=$ANTHROPIC_API_KEY"
-    env = {**BYPASS, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_AUTH_TOKEN": TOKEN, "IAC_CODE_HTTP_TOKEN": HTTP_TOKEN}
+    env = {**BYPASS, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_AUTH_TOKEN": TOKEN, "IAC_CODE_HTTP_TOKEN": HTTP_TOKEN,
+           "IAC_CODE_SANDBOX": "off"}  # the agent's environ is out of a sandboxed command's reach: test_sandbox_escapes
     async with spawn_agent(tmp_path / "proj", script=[bash(command), NEXT], env=env) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "show the environment")).stop_reason == "end_turn"
@@ -66,7 +67,8 @@ async def test_git_commit_without_a_message_fails_at_once_with_advice(tmp_path):
         subprocess.run(["git", *args], cwd=root, check=True)
     (root / "main.tf").write_text("# x\n")
     subprocess.run(["git", "add", "main.tf"], cwd=root, check=True)
-    async with spawn_agent(root, script=[bash("git commit", timeout=60), NEXT], env=BYPASS) as agent:
+    commit = bash("git commit", timeout=60, sandbox=False, reason="commit the change (.git is read-only in the sandbox)")
+    async with spawn_agent(root, script=[commit, NEXT], env=BYPASS) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "commit")).stop_reason == "end_turn"
         final = final_update(agent, sid)

@@ -222,7 +222,7 @@ async def test_bash_runs_in_a_client_terminal_shown_in_its_tool_call_and_release
     root = project(tmp_path)
     client = EditorClient()
     script = [{"blocks": [use("bash", command="echo hello-from-terminal; echo $GIT_EDITOR | cut -c1-8; exit 3")]}, NEXT]
-    env = {"ANTHROPIC_API_KEY": "sk-ant-terminal-test-key-123"}
+    env = {"ANTHROPIC_API_KEY": "sk-ant-terminal-test-key-123", "IAC_CODE_SANDBOX": "off"}  # sandboxed: test_sandbox_e2e
     async with spawn_agent(root, script=script, client=client, initialize=False, env=env) as agent:
         sid = await start(agent, ALL, mode="bypass_permissions")
         assert (await agent.prompt(sid, "run")).stop_reason == "end_turn"

@@ -37,7 +37,9 @@ def _settings(**overrides):  # noqa: ANN202 - iac_code.config.Settings
 
 def _acp(args: argparse.Namespace) -> int:
     from iac_code.logs import setup_logging
+    from iac_code.tools.sandbox import protect_agent
 
+    protect_agent()
     settings = _settings()
     setup_logging(settings, "acp")
     if args.http:
@@ -78,7 +80,9 @@ def _headless(args: argparse.Namespace) -> int:
 
     from iac_code.headless import run_prompt
     from iac_code.logs import setup_logging
+    from iac_code.tools.sandbox import protect_agent
 
+    protect_agent()
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         print("iac-code: the prompt is empty", file=sys.stderr)

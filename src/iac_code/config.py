@@ -43,8 +43,8 @@ class Mode:
 MODES = (
     Mode("default", "Default", "Ask before every edit and command"),
     Mode("accept_edits", "Accept edits", "Edit files inside the project without asking; ask before commands"),
-    Mode("plan", "Plan", "Read-only: explore and plan; edits and commands are refused"),
-    Mode("bypass_permissions", "Bypass permissions", "Run everything without asking (writes outside the project still ask)"),
+    Mode("plan", "Plan", "Read-only: explore and plan; edits are refused, commands run in the sandbox with the project read-only"),
+    Mode("bypass_permissions", "Bypass permissions", "Run everything without asking, commands in the sandbox (writes outside the project still ask)"),
 )
 
 THOUGHT_LEVELS: tuple[tuple[ThoughtLevel, str], ...] = (
@@ -110,6 +110,9 @@ class Settings(BaseSettings):
     """Seconds without a stream event after which a model response is aborted as stalled."""
     allow_private_fetch: bool = False
     """Let `web_fetch` reach loopback, private and link-local addresses."""
+    sandbox: Literal["auto", "bwrap", "landlock", "off"] = "auto"
+    """The command sandbox's backend (PROTOCOL.md, Command sandbox): `auto` takes bubblewrap, else
+    Landlock, else none; `bwrap` or `landlock` only that one (else none); `off` none."""
     log_level: str = "INFO"
     max_message_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
     """Largest JSON-RPC message accepted: a longer stdin line is discarded as it is read and

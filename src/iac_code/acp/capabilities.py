@@ -1,5 +1,6 @@
 """What the agent announces in its `initialize` answer (PROTOCOL.md, Capabilities announced by
-`initialize`): protocol version, capabilities, identity and, without credentials, how to get them."""
+`initialize`): protocol version, capabilities, identity, without credentials how to get them, and
+in `_meta` whether its commands are sandboxed (PROTOCOL.md, Command sandbox)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,19 @@ from acp.schema import (
 
 from iac_code import __version__
 from iac_code.config import CREDENTIALS_HELP, Settings
+from iac_code.tools.sandbox import detect
 
 AUTH_METHOD_ID = "anthropic-api-key"
+SANDBOX_META = "iac-code/sandbox"
+"""The `_meta` key of the sandbox state: `{"backend": "bwrap" | "landlock" | "none", "message": str}`."""
 
 
 def initialize_response(settings: Settings) -> InitializeResponse:
-    """Protocol version 1, the capabilities of PROTOCOL.md, `agentInfo`, and the `ANTHROPIC_API_KEY`
-    auth method when `settings` has no credentials (an empty `authMethods` otherwise)."""
+    """Protocol version 1, the capabilities of PROTOCOL.md, `agentInfo`, the `ANTHROPIC_API_KEY`
+    auth method when `settings` has no credentials (an empty `authMethods` otherwise), and
+    `_meta["iac-code/sandbox"]`: the sandbox backend in use and a sentence for people ("commands
+    are not sandboxed here: install bubblewrap …" when there is none)."""
+    sandboxing = detect(settings.sandbox)
     auth_methods = []
     if not settings.has_credentials:
         auth_methods.append(
@@ -55,4 +62,5 @@ def initialize_response(settings: Settings) -> InitializeResponse:
         ),
         agent_info=Implementation(name="iac-code", title="iac-code", version=__version__),
         auth_methods=auth_methods,
+        field_meta={SANDBOX_META: {"backend": sandboxing.backend, "message": sandboxing.describe()}},
     )

@@ -15,7 +15,12 @@ that was checked and approved. Rules (PROTOCOL.md, Permissions):
   `.env*`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up files) asks in every mode but
   `bypass_permissions`, a write outside the cwd asks in every mode, and no saved rule covers either;
 - `bash`, `agent` and other tools (MCP) ask in `default` and `accept_edits`, run in
-  `bypass_permissions`, and are refused in `plan`;
+  `bypass_permissions`, and are refused in `plan`, except a `bash` command run in the sandbox
+  (`tools.sandbox`, with the project read-only there), which asks as in `default`. A command run
+  outside the sandbox (its input `sandbox: false`, with a `reason`) is asked about in words that
+  say so, and its saved rules are its own ("`terraform init` commands outside the sandbox"): a
+  rule for sandboxed commands never covers it, nor the reverse. Where no sandbox works
+  (`sandboxed` False) a saved bash rule is the exact command line;
 - `allow_always`/`reject_always` save a rule, never a blank cheque: edits of non-sensitive files
   inside the cwd; a bash program and subcommand with its safe options, or an exact command line
   (`shell_rules`), every part of a compound command needing its own; sub-agent runs; reads in one
@@ -118,7 +123,8 @@ class Classified:
     `rules` the saved rules that must all hold for it to run unasked (empty: nothing to ask for a
     read; a None entry: a part no rule may cover); `subject` names those rules for the user;
     `rejects` the rules a saved rejection matches and "Always reject" saves (default: `rules`; a
-    bash command's program and subcommand), named by `reject_subject`.
+    bash command's program and subcommand), named by `reject_subject`; `sandboxed` whether it is
+    a command that will run in the OS sandbox.
     """
 
     tool_name: str
@@ -130,6 +136,7 @@ class Classified:
     subject: str
     rejects: list[str] | None = None
     reject_subject: str = ""
+    sandboxed: bool = False
 
     @property
     def savable(self) -> bool:
@@ -137,11 +144,17 @@ class Classified:
         return bool(self.rules) and all(r is not None for r in self.rules)
 
 
-class PermissionPolicy:
-    """The session's permission state: its mode and the rules saved by `always` answers."""
+OUTSIDE_SANDBOX = "outside the sandbox: "
+"""The prefix of a saved rule for commands run outside the sandbox (never equal to a sandboxed one)."""
 
-    def __init__(self, mode: ModeId = "default") -> None:
+
+class PermissionPolicy:
+    """The session's permission state: its mode, the rules saved by `always` answers, and whether
+    its commands run in the OS sandbox (`sandboxed`: a sandbox backend works in this session)."""
+
+    def __init__(self, mode: ModeId = "default", *, sandboxed: bool = True) -> None:
         self.mode: ModeId = mode
+        self.sandboxed = sandboxed
         self.allowed: set[str] = set()
         self.rejected: set[str] = set()
 
@@ -164,12 +177,19 @@ class PermissionPolicy:
         elif writing:
             rules, subject = [None if exposed else "edit"], "edits in this project"
         elif tool.name == "bash":
-            found = shell_parts(str(getattr(params, "command", "")), ctx.cwd, ctx.config_dir)
+            found = shell_parts(str(getattr(params, "command", "")), ctx.cwd, ctx.config_dir, exact=not self.sandboxed)
             rules = [p.rule for p in found]
             subject = describe_rules([r for r in rules if r])
             rejects = [p.family for p in found if p.family]
-            call = Classified(tool.name, tool.category, paths, bool(outside), exposed, rules, subject)
-            call.rejects, call.reject_subject = rejects, describe_rules(rejects)
+            reject_subject = describe_rules(rejects)
+            sandboxed = self.sandboxed and getattr(params, "sandbox", True) is not False
+            if self.sandboxed and not sandboxed:  # rules of their own, named so
+                rules = [OUTSIDE_SANDBOX + r if r else None for r in rules]
+                rejects = [OUTSIDE_SANDBOX + r for r in rejects]
+                subject += " outside the sandbox"
+                reject_subject += " outside the sandbox" if reject_subject else ""
+            call = Classified(tool.name, tool.category, paths, bool(outside), exposed, rules, subject, sandboxed=sandboxed)
+            call.rejects, call.reject_subject = rejects, reject_subject
             return call
         elif tool.name == "agent":
             rules, subject = ["agent"], "sub-agent runs in this session"
@@ -184,7 +204,7 @@ class PermissionPolicy:
         covered = all(r is not None and r in self.allowed for r in call.rules)
         if call.category == "read":
             return Verdict("allow" if covered or self.mode == "bypass_permissions" else "ask")
-        if self.mode == "plan":
+        if self.mode == "plan" and not call.sandboxed:
             return Verdict("deny", PLAN_MODE_REFUSAL.format(tool=call.tool_name))
         if call.category == "write" and call.outside:
             return Verdict("ask")  # outside the project: asks even in bypass_permissions

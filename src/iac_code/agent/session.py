@@ -1,7 +1,8 @@
 """A session: one conversation with its working directory, mode, model and permission memory.
 
-The session owns its provider (its own model connection), its tool registry and its
-conversation (persisted through the session store). `prompt` runs one prompt turn or a slash
+The session owns its provider (its own model connection), its tool registry, its
+conversation (persisted through the session store) and its commands' sandbox (`tools.sandbox`:
+the backend found here and a private temp dir, removed when the session closes). `prompt` runs one prompt turn or a slash
 command; the session's turn lock is the one owner of "a turn is running".
 """
 
@@ -21,7 +22,7 @@ from iac_code.agent.project_mcp import approved_servers
 from iac_code.agent.system_prompt import build_system_prompt
 from iac_code.config import ModeId, Settings, ThoughtLevel
 from iac_code.core.conversation import Conversation, Message, TextBlock
-from iac_code.core.events import EventSink, TitleChanged
+from iac_code.core.events import EventSink, Notice, TitleChanged
 from iac_code.core.provider import Provider, Usage
 from iac_code.mcp.hub import McpHub
 from iac_code.mcp.servers import McpServerSpec
@@ -40,6 +41,7 @@ from iac_code.sessions.store import (
 from iac_code.tools.base import ToolContext
 from iac_code.tools.client import ClientFiles, ClientTerminals
 from iac_code.tools.registry import ToolRegistry, default_registry
+from iac_code.tools.sandbox import Sandbox, detect, private_tmpdir, remove_tmpdir
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +80,14 @@ class Session:
         self.tools = tools or default_registry()
         self.journal = store.journal(meta.session_id)
         self.conversation = Conversation(messages, self.journal)
-        self.policy = PermissionPolicy(meta.mode or settings.permission_mode)  # type: ignore[arg-type]
+        self.sandboxing = detect(settings.sandbox)
+        """Which sandbox backend runs this session's commands (`backend` "none": no sandbox)."""
+        self._tmpdir: Path | None = None  # the commands' private TMPDIR, made on first use
+        self._sandbox_notice = self.sandboxing.backend == "none"  # say once that commands are not sandboxed
+        self.policy = PermissionPolicy(
+            meta.mode or settings.permission_mode,  # type: ignore[arg-type]
+            sandboxed=self.sandboxing.backend != "none",
+        )
         self._provider_factory = provider_factory
         self._provider: Provider | None = None
         self._provider_model: str | None = None
@@ -212,7 +221,16 @@ class Session:
             secrets=self.secrets,
             files=self.files,
             terminals=self.terminals,
+            sandbox=self.sandbox(),
         )
+
+    def sandbox(self) -> Sandbox | None:
+        """How a command run now is sandboxed (the project read-only in `plan` mode), or None."""
+        if self.sandboxing.backend == "none":
+            return None
+        if self._tmpdir is None:
+            self._tmpdir = private_tmpdir()
+        return Sandbox(self.sandboxing.backend, self._tmpdir, project_writable=self.mode != "plan")
 
     # ----- MCP servers -----
 
@@ -302,6 +320,10 @@ class Session:
                 if title:
                     self.meta.title = title
                     await emit(TitleChanged(title))
+            if self._sandbox_notice:
+                self._sandbox_notice = False
+                said = self.sandboxing.describe()
+                await emit(Notice(f"*{said[:1].upper()}{said[1:]}.*\n\n"))
             if not self._project_mcp_checked:
                 self._project_mcp_checked = True
                 found = await approved_servers(self.cwd, self.settings.config_dir, emit, prompter)
@@ -362,5 +384,8 @@ class Session:
                 self.journal.flush()  # records a failed write left queued, if the disk allows now
             except StorageError as exc:
                 log.error("session %s closes with %d unsaved records: %s", self.id, self.journal.pending, exc)
+            if self._tmpdir is not None:
+                remove_tmpdir(self._tmpdir)
+                self._tmpdir = None
             if self.claim is not None:
                 self.claim.release()

@@ -28,6 +28,7 @@ from iac_code.redact import Redactor
 from iac_code.tools.client import ClientFiles, ClientTerminals
 from iac_code.tools.files import printable, resolve_arg
 from iac_code.tools.paths import multi_linked
+from iac_code.tools.sandbox import Sandbox
 
 Category = Literal["read", "write", "execute"]
 """Permission category (PROTOCOL.md, Permissions): read-only, write, execute."""
@@ -135,7 +136,8 @@ class ToolContext:
     `run_subagent` is set for the `agent` tool; `emit` sends agent events other than the call's
     own (the plan tool publishes the plan with it). `secrets` redacts the agent's credentials
     (commands run without them; results are redacted by the caller of `run`). `files` and
-    `terminals` are the client's, when it offers them (see `tools.client`).
+    `terminals` are the client's, when it offers them (see `tools.client`). `sandbox` is how the
+    session's commands are sandboxed (None: no sandbox works here, or it is turned off).
 
     Cancellation arrives as `asyncio.CancelledError` in `run`: a tool must release what it
     started (kill processes) and re-raise; a tool that has output worth keeping (bash) sets
@@ -151,6 +153,7 @@ class ToolContext:
     secrets: Redactor = field(default_factory=Redactor)
     files: ClientFiles | None = None
     terminals: ClientTerminals | None = None
+    sandbox: Sandbox | None = None
     partial: ToolResult | None = None
     _resolved: dict[str, Path] = field(default_factory=dict)
     _linked: dict[Path, bool] = field(default_factory=dict)

@@ -1,5 +1,9 @@
 """`bash`: run a shell command in the session's working directory.
 
+The command runs inside the session's sandbox (`tools.sandbox`: the project and a private
+`TMPDIR` writable, `.git/` and the other protected paths read-only, credentials hidden, no
+network) unless its input says `sandbox: false` with a `reason`, which the person approves (the
+permission gate asks in words that it runs outside the sandbox), or no sandbox works here.
 The command runs as `/bin/bash -c` in a new process session (no controlling terminal), with
 stdin from /dev/null and a non-interactive environment (`ENV_OVERRIDES`: no prompts, `cat` as
 pager, an editor that fails at once with advice), so nothing can wait for a person. The agent's
@@ -22,7 +26,7 @@ import contextlib
 import os
 import signal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from iac_code.core.events import TextContent
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
@@ -33,6 +37,7 @@ from iac_code.tools.shell import (
     TAIL_BYTES,
     cancelled_result,
     clean_terminal_output,
+    command_argv,
     command_environment,
     command_result,
 )
@@ -56,6 +61,21 @@ class BashInput(ToolInput):
     description: str | None = Field(
         default=None, description="What the command does, in a few words, for the user approving it."
     )
+    sandbox: bool = Field(
+        default=True,
+        description="Run inside the sandbox (the default). false: ask the user to run this one command outside "
+        "it, with `reason`; only for what the sandbox blocks (network, credentials, writes outside the project or "
+        "in .git/, e.g. `terraform init`, `git commit`).",
+    )
+    reason: str | None = Field(
+        default=None, description="Required with `sandbox: false`: why the command must run outside the sandbox, for the user approving it."
+    )
+
+    @model_validator(mode="after")
+    def _reason_given(self) -> BashInput:
+        if not self.sandbox and not (self.reason or "").strip():
+            raise ValueError("`reason` is required with `sandbox: false`: say why the command must run outside the sandbox")
+        return self
 
 
 class BashTool(Tool[BashInput]):
@@ -71,7 +91,11 @@ class BashTool(Tool[BashInput]):
         "its exit code. There is no terminal and no input: use non-interactive flags (e.g. "
         "`terraform plan -input=false`, `git --no-pager`). Long output keeps its beginning and end. "
         f"The command is killed after `timeout` seconds (default {DEFAULT_TIMEOUT:.0f}, at most "
-        f"{MAX_TIMEOUT:.0f}). Prefer read_file, grep, glob and edit_file over cat, grep, find and sed."
+        f"{MAX_TIMEOUT:.0f}). Prefer read_file, grep, glob and edit_file over cat, grep, find and sed. "
+        "Commands run in a sandbox: they may write only inside the project (not in .git/, .terraform/, "
+        ".iac-code/, .mcp.json) and in $TMPDIR, cannot read credentials (~/.ssh, ~/.aws, .env files, keys) "
+        "and have no network. A command that needs more (e.g. `terraform init`, `helm repo update`, "
+        "`git commit`) asks the user to run it outside the sandbox: set `sandbox: false` and a `reason`."
     )
     input_model = BashInput
     kind = "execute"
@@ -86,27 +110,33 @@ class BashTool(Tool[BashInput]):
             command = command[:79] + "…"
         elif len(lines) > 1:
             command += " …"
-        return f"Run `{command}`"
+        return f"Run `{command}`" + ("" if params.sandbox else " outside the sandbox")
 
     async def preview(self, params: BashInput, ctx: ToolContext) -> ToolPreview:
         text = f"$ {params.command}"
         if params.description:
             text = f"{params.description}\n\n{text}"
+        if not params.sandbox:
+            text = (
+                f"Runs outside the sandbox (it can write anywhere you can, read your credentials and use "
+                f"the network). Reason: {params.reason}\n\n{text}"
+            )
         return ToolPreview(content=[TextContent(text)])
 
     async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:
         timeout = params.timeout or DEFAULT_TIMEOUT
+        argv, sandbox = command_argv(params.command, ctx, params.sandbox)
         if ctx.terminals is not None:
-            return await run_in_terminal(params.command, timeout, ctx)
+            return await run_in_terminal(argv, sandbox, timeout, ctx)
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "/bin/bash", "-c", params.command, cwd=ctx.cwd, env=command_environment(ctx.secrets),
+                *argv, cwd=ctx.cwd, env=command_environment(ctx.secrets, sandbox),
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
             os.close(read_fd)
-            return ToolResult.error(f"Cannot start /bin/bash: {exc.strerror or exc}.")
+            return ToolResult.error(f"Cannot start {argv[0]}: {exc.strerror or exc}.")
         except BaseException:  # e.g. cancelled while the process was being set up
             os.close(read_fd)
             raise
@@ -144,7 +174,7 @@ class BashTool(Tool[BashInput]):
                 pipe.close()
             if not finished:  # what it printed until the kill stays in the call's final update
                 ctx.partial = cancelled_result(output.text())
-        return command_result(output.text(), proc.returncode, timed_out, lingering, timeout)
+        return command_result(output.text(), proc.returncode, timed_out, lingering, timeout, sandboxed=sandbox is not None)
 
 
 class Capture:

@@ -1,9 +1,11 @@
 """`bash` in the client's terminal, when the client offers terminals (PROTOCOL.md, "What the
 server uses of clientCapabilities"; ACP `terminal/*`).
 
-The command runs as `/bin/bash -c <command>` through `terminal/create` in the session's cwd, with
-the non-interactive environment of a local run (`shell.ENV_OVERRIDES`) and the agent's credential
-variables blanked. Its tool call embeds `{"type": "terminal", "terminalId"}` at once, so the editor
+The command runs as `/bin/bash -c <command>` through `terminal/create` in the session's cwd, inside
+the session's sandbox like a local run (the editor runs the sandbox's argv: `bwrap …` or
+`python -I -S landlock_exec.py …`), with the non-interactive environment of a local run
+(`shell.ENV_OVERRIDES`) and the agent's credential variables blanked (in the sandbox also every
+credential variable the agent knows of, and `TMPDIR` its private temp dir). Its tool call embeds `{"type": "terminal", "terminalId"}` at once, so the editor
 shows it live. The agent waits with `terminal/wait_for_exit` (bounded by the call's timeout),
 then reads `terminal/output` for the model, kept like a local run's: the first `HEAD_BYTES` and the
 last `TAIL_BYTES`. While the output is short the agent also polls it, to keep its head should the
@@ -16,9 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 
 from iac_code.core.events import TerminalContent, TextContent
 from iac_code.redact import SECRET_ENV_NAMES
+from iac_code.tools.sandbox import Sandbox
 from iac_code.tools.base import ToolContext, ToolResult
 from iac_code.tools.client import (
     ClientError,
@@ -45,14 +49,16 @@ CLEANUP_TIMEOUT = 5.0
 """Seconds allowed for kill/output/release after a cancel."""
 
 
-async def run_in_terminal(command: str, timeout: float, ctx: ToolContext) -> ToolResult:
-    """Run `command` in a client terminal (see the module docstring). Client failures are results
-    the model can act on; a cancel kills and releases the terminal, keeps what it printed in
-    `ctx.partial`, and re-raises."""
+async def run_in_terminal(argv: list[str], sandbox: Sandbox | None, timeout: float, ctx: ToolContext) -> ToolResult:
+    """Run `argv` (the command, wrapped by `sandbox` if it runs in it) in a client terminal (see
+    the module docstring). Client failures are results the model can act on; a cancel kills and
+    releases the terminal, keeps what it printed in `ctx.partial`, and re-raises."""
     terminals = ctx.terminals
     assert terminals is not None
     env = {**ENV_OVERRIDES, **{name: "" for name in sorted(SECRET_ENV_NAMES)}}
-    creating = asyncio.ensure_future(terminals.create("/bin/bash", ["-c", command], env, ctx.cwd, OUTPUT_BYTE_LIMIT))
+    if sandbox is not None:  # the editor's own environment is likely the agent's: blank those credentials
+        env.update(sandbox.overrides(os.environ))
+    creating = asyncio.ensure_future(terminals.create(argv[0], argv[1:], env, ctx.cwd, OUTPUT_BYTE_LIMIT))
     try:
         terminal_id = await asyncio.shield(creating)
     except ClientError as exc:
@@ -96,7 +102,9 @@ async def run_in_terminal(command: str, timeout: float, ctx: ToolContext) -> Too
         raise
     finally:
         await _release(terminals, terminal_id)
-    result = command_result(_kept(head, final), ended.exit_code, timed_out, False, timeout, ended.signal)
+    result = command_result(
+        _kept(head, final), ended.exit_code, timed_out, False, timeout, ended.signal, sandboxed=sandbox is not None
+    )
     result.content = shown  # the client shows the terminal's output and exit status itself
     return result
 

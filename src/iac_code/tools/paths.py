@@ -146,20 +146,29 @@ def is_sensitive(path: Path, config_dir: Path, *, writing: bool = False) -> bool
     real_config = Path(os.path.realpath(config_dir))
     if is_inside(path, real_config):
         return True
-    path = Path(*(part.casefold() for part in path.parts))  # a case-insensitive disk opens `.GIT/config` as `.git/config`
-    if writing and (path.name in CONTROL_FILE_NAMES or any(part in CONTROL_DIR_NAMES for part in path.parts)):
+    # a case-insensitive disk opens `.GIT/config` as `.git/config`
+    return sensitive_parts(tuple(part.casefold() for part in path.parts), writing=writing)
+
+
+def sensitive_parts(parts: tuple[str, ...], *, writing: bool = False) -> bool:
+    """`is_sensitive` for a path given as its components in lower case (`casefold`), the config
+    dir aside: cheap enough to call for every entry of a project (the sandbox's walk)."""
+    if not parts:
+        return False
+    name = parts[-1]
+    parent = parts[-2] if len(parts) > 1 else ""
+    if writing and (name in CONTROL_FILE_NAMES or any(part in CONTROL_DIR_NAMES for part in parts)):
         return True
-    if writing and path.parent.name == "fish" and path.parent.parent.name == ".config":
+    if writing and parent == "fish" and len(parts) > 2 and parts[-3] == ".config":
         return True
-    parts = path.parts
     if any(a == ".config" and b in SENSITIVE_CONFIG_DIRS for a, b in zip(parts, parts[1:], strict=False)):
         return True
-    plain_config = path.name == "config" and path.parent.name in PLAIN_CONFIG_DIRS
+    plain_config = name == "config" and parent in PLAIN_CONFIG_DIRS
     if any(part in SENSITIVE_DIR_NAMES for part in parts[:-1]) and not plain_config:
         return True
-    if parts and path.name in SENSITIVE_DIR_NAMES:
+    if name in SENSITIVE_DIR_NAMES:
         return True
-    return sensitive_name(path.name)
+    return sensitive_name(name)
 
 
 def multi_linked(path: Path) -> bool:

@@ -1,5 +1,6 @@
 """What every `bash` run shares, in a local process or in the client's terminal: the
-non-interactive environment, the output caps, cleaning terminal output, and the result."""
+non-interactive environment, the sandbox around it, the output caps, cleaning terminal output,
+and the result."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import re
 import signal
 
 from iac_code.redact import Redactor
-from iac_code.tools.base import ToolResult
+from iac_code.tools.base import ToolContext, ToolResult
+from iac_code.tools.sandbox import Sandbox, blocked_hint
 
 HEAD_BYTES = 10_000
 TAIL_BYTES = 20_000
@@ -34,16 +36,22 @@ ENV_OVERRIDES = {
 """Set in every command's environment, so that nothing waits for a person (PROTOCOL.md, issue 10)."""
 
 
-def command_environment(secrets: Redactor) -> dict[str, str]:
+def command_environment(secrets: Redactor, sandbox: Sandbox | None = None) -> dict[str, str]:
     """The environment of a command: the agent's without its credentials (`SECRET_ENV_NAMES` and
-    any variable holding a secret value), plus `ENV_OVERRIDES`."""
+    any variable holding a secret value), plus `ENV_OVERRIDES`; in the `sandbox`, also without
+    any credential variable and with its private `TMPDIR` (`Sandbox.environment`)."""
     env = secrets.environment(os.environ)
     env.update(ENV_OVERRIDES)
-    return env
+    return sandbox.environment(env) if sandbox is not None else env
 
 
-_ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+def command_argv(command: str, ctx: ToolContext, sandboxed: bool) -> tuple[list[str], Sandbox | None]:
+    """The argv running the bash `command` (`/bin/bash -c`), wrapped by the session's sandbox
+    when `sandboxed` (the call's `sandbox` input) and the session has one; and that sandbox."""
+    argv = ["/bin/bash", "-c", command]
+    if not sandboxed or ctx.sandbox is None:
+        return argv, None
+    return ctx.sandbox.wrap(argv, ctx.cwd, ctx.config_dir), ctx.sandbox
 
 
 _ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
@@ -64,10 +72,18 @@ def clean_terminal_output(text: str) -> str:
 
 
 def command_result(
-    output: str, code: int | None, timed_out: bool, lingering: bool, timeout: float, killed_by: str | None = None
+    output: str,
+    code: int | None,
+    timed_out: bool,
+    lingering: bool,
+    timeout: float,
+    killed_by: str | None = None,
+    sandboxed: bool = False,
 ) -> ToolResult:
     """The result of a finished command: its kept `output`, then its exit status (`code`, a
-    negative code or `killed_by` (a signal name) meaning killed by that signal). It fails unless it exited 0.
+    negative code or `killed_by` (a signal name) meaning killed by that signal). It fails unless it exited 0;
+    a failed `sandboxed` command whose output looks like the sandbox stopped it ends with the
+    sandbox's hint (`sandbox.blocked_hint`).
 
     `rawOutput` is `{"output": str, "exit_code": int | None, "timed_out": bool}`.
     """
@@ -82,6 +98,9 @@ def command_result(
         status = f"Exit code: {code}"
     if lingering:
         status += "\n[A background process the command started is still running; its later output is not captured.]"
+    hint = blocked_hint(text) if sandboxed and code != 0 and not timed_out else None
+    if hint is not None:
+        status += "\n" + hint
     return ToolResult(
         output=f"{text}\n\n{status}",
         is_error=timed_out or code != 0,
