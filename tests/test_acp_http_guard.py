@@ -196,7 +196,7 @@ def _live_members(pgid: int) -> list[int]:
 async def test_sigterm_with_open_event_streams_and_a_running_command(start_http, tmp_path):
     marker = tmp_path / "pgid"
     script = [{"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": f"echo $$ > {marker}; sleep 300"}}]}]
-    agent = start_http(script=script)
+    agent = start_http(script=script, sandbox="off")  # the marker is outside the project; sandboxed: test_sandbox_escapes
     client = RecordingClient()
     http = httpx.AsyncClient(timeout=httpx.Timeout(30, read=None))
     transport = create_http_stream(agent.url, client=http)

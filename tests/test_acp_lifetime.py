@@ -41,7 +41,8 @@ async def test_a_shutdown_signal_stops_running_commands_and_keeps_the_history(tm
     marker = tmp_path / "pgid"
     command = f"{trap}echo $$ > {marker}; sleep 300; echo never"
     script = [{"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]}]
-    async with spawn_raw(project, script=script) as agent:
+    # the marker is outside the project, $$ a pid of this machine: unsandboxed (sandboxed: test_sandbox_escapes)
+    async with spawn_raw(project, script=script, env={"IAC_CODE_SANDBOX": "off"}) as agent:
         await agent.initialize()
         sid = (await agent.request("session/new", {"cwd": str(project), "mcpServers": []}))["result"]["sessionId"]
         assert "result" in await agent.request("session/set_mode", {"sessionId": sid, "modeId": "bypass_permissions"})

@@ -30,12 +30,18 @@ def shown_text(update: ToolCallProgress) -> str:
     return "\n".join(c.content.text for c in update.content or [] if c.type == "content")
 
 
+CLOUD_SECRET = "cloud-SECRET-00112233445566"
+
+
 async def test_credentials_are_neither_in_the_environment_nor_in_any_result(tmp_path):
-    # `env` shows the command's own environment; /proc/$PPID/environ is the agent's, which holds the key
+    # `env` shows the command's own environment; /proc/$PPID/environ is the agent's environment
+    # block: the credentials were moved out of it at start (iac_code.handoff), sandbox or not
     command = "env; echo ---; tr '\\0' '\\n' < /proc/$PPID/environ; echo; echo MINE=$ANTHROPIC_API_KEY"
     env = {**BYPASS, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_AUTH_TOKEN": TOKEN, "IAC_CODE_HTTP_TOKEN": HTTP_TOKEN,
-           "IAC_CODE_SANDBOX": "off"}  # the agent's environ is out of a sandboxed command's reach: test_sandbox_escapes
+           "AWS_SECRET_ACCESS_KEY": CLOUD_SECRET, "IAC_CODE_SANDBOX": "off"}  # sandboxed: test_sandbox_escapes
     async with spawn_agent(tmp_path / "proj", script=[bash(command), NEXT], env=env) as agent:
+        with open(f"/proc/{agent.proc.pid}/environ", "rb") as f:
+            block = f.read().decode(errors="replace")
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "show the environment")).stop_reason == "end_turn"
         final = final_update(agent, sid)
@@ -43,21 +49,40 @@ async def test_credentials_are_neither_in_the_environment_nor_in_any_result(tmp_
         raw = json.dumps(final.raw_output)
         wire = json.dumps(agent.raw)
     own_env, _, parent_env = shown.partition("---")
-    # the command's environment has none of the credential variables
+    # the command's environment has none of the agent's credential variables
     for name in ("ANTHROPIC_API_KEY=", "ANTHROPIC_AUTH_TOKEN=", "IAC_CODE_HTTP_TOKEN="):
         assert name not in own_env
     assert "MINE=\n" in shown  # the variable is empty in the command
-    # the agent's environment was read, but its secret values arrive redacted everywhere
-    assert "ANTHROPIC_API_KEY=[REDACTED]" in parent_env
-    assert "IAC_CODE_HTTP_TOKEN=[REDACTED]" in parent_env
+    assert f"AWS_SECRET_ACCESS_KEY={CLOUD_SECRET}" in own_env  # outside the sandbox: the person's cloud credentials
+    # the agent's environment block was read: it holds no credential
+    assert "PATH=" in parent_env and "ANTHROPIC_API_KEY" not in parent_env and "AWS_SECRET_ACCESS_KEY" not in parent_env
+    for secret in (KEY, TOKEN, HTTP_TOKEN, CLOUD_SECRET):
+        assert secret not in block
     for secret in (KEY, TOKEN, HTTP_TOKEN):
         assert secret not in shown and secret not in raw and secret not in wire
     history = (agent.config_dir / "sessions" / f"{sid}.jsonl").read_text()
-    assert "[REDACTED]" in history
     for secret in (KEY, TOKEN, HTTP_TOKEN):
         assert secret not in history
     logs = "".join(p.read_text() for p in (agent.config_dir / "logs").glob("*.log"))
     assert KEY not in logs
+
+
+async def test_a_key_a_command_prints_is_redacted_also_reversed_or_encoded(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "notes.txt").write_text(f"the key: {KEY}\n")
+    command = "cat notes.txt; rev notes.txt; base64 notes.txt; xxd -p notes.txt; od -An -tx1 notes.txt"
+    env = {**BYPASS, "ANTHROPIC_API_KEY": KEY}
+    async with spawn_agent(project, script=[bash(command), NEXT], env=env) as agent:
+        sid = await agent.new_session()
+        assert (await agent.prompt(sid, "show")).stop_reason == "end_turn"
+        final = final_update(agent, sid)
+        wire = json.dumps(agent.raw)
+    assert shown_text(final).count("[REDACTED]") == 5
+    history = (agent.config_dir / "sessions" / f"{sid}.jsonl").read_text()
+    encoded = [KEY, KEY[::-1], KEY.encode().hex()]
+    for text in (wire, history):
+        assert not any(form in text for form in encoded)
 
 
 async def test_git_commit_without_a_message_fails_at_once_with_advice(tmp_path):

@@ -108,3 +108,16 @@ def running(command: str) -> list[int]:
         if cmdline == command and state != "Z":
             found.append(int(entry))
     return found
+
+
+async def test_a_shutdown_signal_ends_the_sandboxed_command(tmp_path, backend):
+    place = Place(tmp_path)
+    marker = f"sleep 2{os.getpid() % 1000:03d}9"
+    async with spawn_agent(place.project, script=[bash(f"{marker} & wait"), DONE], env=place.env(backend)) as agent:
+        sid = await agent.new_session()
+        prompt = asyncio.create_task(agent.prompt(sid, "go"))
+        await wait_for(lambda: len(running(marker)) == 1, timeout=30)
+        agent.proc.terminate()
+        await asyncio.wait_for(agent.proc.wait(), 20)
+        await wait_for(lambda: running(marker) == [], timeout=10)
+        prompt.cancel()

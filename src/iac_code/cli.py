@@ -5,6 +5,7 @@
     iac-code -p PROMPT [OPTIONS]    headless: run one prompt here and print the answer
     iac-code demo [--headless]      play the bundled demo on a copy of the example project
     iac-code validate [PATH ...]    check IaC files offline (exit 0 clean, 1 errors, 2 bad usage)
+    iac-code doctor                 say which command sandbox works here, and why another does not
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import contextlib
 import os
 import sys
 
-SUBCOMMANDS = ("acp", "demo", "validate")
+SUBCOMMANDS = ("acp", "demo", "validate", "doctor")
 MODES = ("default", "accept_edits", "plan", "bypass_permissions")
 
 
@@ -124,6 +125,16 @@ def _validate(args: argparse.Namespace) -> int:
                terraform_validate=args.terraform_validate)
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    """Print the command sandbox's state (the backend in use, why each other does not work);
+    exit 0 when commands are sandboxed, 1 when not."""
+    from iac_code.tools.sandbox import describe, detect
+
+    detection = detect(_settings().sandbox)
+    print(describe(detection))
+    return 0 if detection.backend != "none" else 1
+
+
 def _tui(argv: list[str]) -> int:
     """Start the terminal app as its own program (the two packages share nothing but ACP)."""
     os.execv(sys.executable, [sys.executable, "-m", "iac_tui", *argv])
@@ -167,11 +178,16 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--terraform-validate", action="store_true",
                      help="also run `terraform validate` in initialised directories (starts their provider plugins)")
     val.set_defaults(run=_validate)
+    doctor = sub.add_parser("doctor", help="say which command sandbox works here (bubblewrap, Landlock) and why another does not")
+    doctor.set_defaults(run=_doctor)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `iac-code`; returns the exit status."""
+    """Entry point of `iac-code`; returns the exit status. As the process's entry point (`argv`
+    None), a command that runs an agent first moves the credentials out of the process's
+    environment block (`handoff`)."""
+    entry = argv is None
     argv = sys.argv[1:] if argv is None else argv
     headless_or_help = any(a in ("-p", "--prompt", "-h", "--help", "--version") or a.startswith("--prompt=") for a in argv)
     if not headless_or_help and (not argv or argv[0] not in SUBCOMMANDS):
@@ -182,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"iac-code {__version__}")
         return 0
+    if entry and (args.prompt is not None or args.command in ("acp", "demo")):
+        from iac_code.handoff import hand_off_credentials
+
+        hand_off_credentials()
     if args.prompt is not None:
         return _headless(args)
     return args.run(args)

@@ -51,6 +51,21 @@ if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
 
+SANDBOX_META = "iac-code/sandbox"
+"""iac-code's `_meta` key in its `initialize` answer: `{"backend": "bwrap" | "landlock" | "none", "message": str}`."""
+
+
+def sandbox_warning(response: Any) -> str | None:
+    """The agent's sentence that its commands are not sandboxed, from its `initialize` answer
+    (iac-code says so in `_meta`; other agents say nothing: None)."""
+    meta = getattr(response, "field_meta", None)
+    state = meta.get(SANDBOX_META) if isinstance(meta, dict) else None
+    if not isinstance(state, dict) or state.get("backend") != "none":
+        return None
+    message = state.get("message")
+    return message if isinstance(message, str) and message else "commands are not sandboxed here"
+
+
 class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     """The terminal client. `project` is the directory the agent works in.
 
@@ -226,6 +241,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     async def _on_agent_ready(self, response: Any) -> None:
         self.agent_info = response
         self.agent_state = "ready"
+        self.status.set_sandbox(sandbox_warning(response))
         self.conversation.agent_name = self.agent_name
         try:
             async with asyncio.timeout(SESSION_TIMEOUT):

@@ -41,7 +41,7 @@ from iac_code.sessions.store import (
 from iac_code.tools.base import ToolContext
 from iac_code.tools.client import ClientFiles, ClientTerminals
 from iac_code.tools.registry import ToolRegistry, default_registry
-from iac_code.tools.sandbox import Sandbox, detect, private_tmpdir, remove_tmpdir
+from iac_code.tools.sandbox import Sandbox, detect, private_space, remove_space
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +82,9 @@ class Session:
         self.conversation = Conversation(messages, self.journal)
         self.sandboxing = detect(settings.sandbox)
         """Which sandbox backend runs this session's commands (`backend` "none": no sandbox)."""
-        self._tmpdir: Path | None = None  # the commands' private TMPDIR, made on first use
-        self._sandbox_notice = self.sandboxing.backend == "none"  # say once that commands are not sandboxed
+        self._sandbox_space: Path | None = None  # the commands' private TMPDIR and blank file, made on first use
+        # say once that commands are not sandboxed, unless the person turned the sandbox off
+        self._sandbox_notice = self.sandboxing.backend == "none" and self.sandboxing.setting != "off"
         self.policy = PermissionPolicy(
             meta.mode or settings.permission_mode,  # type: ignore[arg-type]
             sandboxed=self.sandboxing.backend != "none",
@@ -228,9 +229,9 @@ class Session:
         """How a command run now is sandboxed (the project read-only in `plan` mode), or None."""
         if self.sandboxing.backend == "none":
             return None
-        if self._tmpdir is None:
-            self._tmpdir = private_tmpdir()
-        return Sandbox(self.sandboxing.backend, self._tmpdir, project_writable=self.mode != "plan")
+        if self._sandbox_space is None:
+            self._sandbox_space = private_space()
+        return Sandbox(self.sandboxing.backend, self._sandbox_space, project_writable=self.mode != "plan")
 
     # ----- MCP servers -----
 
@@ -323,7 +324,7 @@ class Session:
             if self._sandbox_notice:
                 self._sandbox_notice = False
                 said = self.sandboxing.describe()
-                await emit(Notice(f"*{said[:1].upper()}{said[1:]}.*\n\n"))
+                await emit(Notice(f"*{said[:1].upper()}{said[1:]}. See iac-code doctor.*\n\n"))
             if not self._project_mcp_checked:
                 self._project_mcp_checked = True
                 found = await approved_servers(self.cwd, self.settings.config_dir, emit, prompter)
@@ -384,8 +385,8 @@ class Session:
                 self.journal.flush()  # records a failed write left queued, if the disk allows now
             except StorageError as exc:
                 log.error("session %s closes with %d unsaved records: %s", self.id, self.journal.pending, exc)
-            if self._tmpdir is not None:
-                remove_tmpdir(self._tmpdir)
-                self._tmpdir = None
+            if self._sandbox_space is not None:
+                remove_space(self._sandbox_space)
+                self._sandbox_space = None
             if self.claim is not None:
                 self.claim.release()

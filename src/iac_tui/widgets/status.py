@@ -1,4 +1,5 @@
-"""The status bar: project, session title, model, mode, context use and the last turn's tokens."""
+"""The status bar: project, session title, the agent's warning that its commands are not
+sandboxed, model, mode, context use and the last turn's tokens."""
 
 from __future__ import annotations
 
@@ -28,6 +29,17 @@ def format_turn(usage: Any) -> str:
     return f"↑{format_tokens(usage.input_tokens or 0)} ↓{format_tokens(usage.output_tokens or 0)}"
 
 
+def sandbox_label(warning: str | None, width: int) -> str:
+    """The not-sandboxed warning for a status bar `width` cells wide: the agent's whole sentence
+    from 140 cells, "not sandboxed: <what to do>" from 100, else "not sandboxed"."""
+    if not warning:
+        return ""
+    if width >= 140:
+        return warning
+    advice = warning.partition(":")[2].strip()
+    return f"not sandboxed: {advice}" if width >= 100 and advice else "not sandboxed"
+
+
 class StatusBar(HorizontalGroup):
     """One line of session facts, updated field by field. `usage_labels` (context, turn), when
     given, are shown instead of the figures once they are known (fixed pictures: the figures
@@ -36,10 +48,12 @@ class StatusBar(HorizontalGroup):
     def __init__(self, usage_labels: tuple[str, str] | None = None) -> None:
         super().__init__()
         self.usage_labels = usage_labels
+        self._sandbox_warning: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="status-cwd", markup=False)
         yield Static(id="status-title", markup=False)
+        yield Static(id="status-sandbox", markup=False)
         yield Static(id="status-model", markup=False)
         yield Static(id="status-mode", markup=False)
         yield Static(id="status-usage", markup=False)
@@ -56,6 +70,16 @@ class StatusBar(HorizontalGroup):
     def set_title(self, title: str | None) -> None:
         """The session title (or what the app is doing when there is none)."""
         self._set("status-title", title or "")
+
+    def set_sandbox(self, warning: str | None) -> None:
+        """The agent's sentence saying its commands are not sandboxed, e.g. "commands are not
+        sandboxed here: install bubblewrap" (None: they are, or the agent does not say); shorter
+        in a smaller window (`sandbox_label`)."""
+        self._sandbox_warning = warning
+        self._set("status-sandbox", sandbox_label(warning, self.size.width))
+
+    def on_resize(self) -> None:
+        self._set("status-sandbox", sandbox_label(self._sandbox_warning, self.size.width))
 
     def set_model(self, name: str | None) -> None:
         """The current model's name."""

@@ -44,16 +44,24 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Sandbox:
     """How a session's commands are sandboxed: `backend` (not "none"), the session's private
-    temp dir `tmpdir` (writable, the commands' `TMPDIR`), and whether the project is writable
-    (False in `plan` mode)."""
+    directory `space` (from `private_space`: its `tmp/` is the commands' writable `TMPDIR`, its
+    read-only empty file `blank` is what they see in place of a hidden file), and whether the
+    project is writable (False in `plan` mode)."""
 
     backend: Backend
-    tmpdir: Path
+    space: Path
     project_writable: bool = True
+
+    @property
+    def tmpdir(self) -> Path:
+        """The commands' private temp dir (`TMPDIR`), writable."""
+        return self.space / "tmp"
 
     def policy(self, cwd: Path, config_dir: Path) -> Policy:
         """The policy of a command run now in `cwd` (see `policy.command_policy`)."""
-        return command_policy(cwd, config_dir, self.tmpdir, project_writable=self.project_writable)
+        return command_policy(
+            cwd, config_dir, self.tmpdir, blank=self.space / "blank", project_writable=self.project_writable
+        )
 
     def wrap(self, argv: list[str], cwd: Path, config_dir: Path) -> list[str]:
         """The argv that runs `argv` in `cwd` inside the sandbox."""
@@ -72,13 +80,18 @@ class Sandbox:
         return {**{n: "" for n in names if is_credential_name(n)}, "TMPDIR": str(self.tmpdir)}
 
 
-def private_tmpdir() -> Path:
-    """A new private temp dir (mode 0700) for one session's commands; remove it with `remove_tmpdir`."""
-    return Path(os.path.realpath(tempfile.mkdtemp(prefix="iac-code-tmp-")))
+def private_space() -> Path:
+    """A new private directory (mode 0700) for one session's sandbox: `tmp/` (the commands'
+    `TMPDIR`) and `blank` (an empty read-only file). Remove it with `remove_space`."""
+    space = Path(os.path.realpath(tempfile.mkdtemp(prefix="iac-code-sandbox-")))
+    (space / "tmp").mkdir(mode=0o700)
+    blank = space / "blank"
+    blank.touch(mode=0o444)
+    return space
 
 
-def remove_tmpdir(path: Path) -> None:
-    """Remove a session's temp dir and what its commands left there (errors ignored)."""
+def remove_space(path: Path) -> None:
+    """Remove a session's sandbox directory and what its commands left in `TMPDIR` (errors ignored)."""
     shutil.rmtree(path, ignore_errors=True)
 
 

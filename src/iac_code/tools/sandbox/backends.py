@@ -47,8 +47,8 @@ class Detection:
         if self.backend == "landlock":
             return "commands run in a Landlock sandbox"
         if self.setting == "off":
-            return "commands are not sandboxed here: the sandbox is turned off (IAC_CODE_SANDBOX=off)"
-        return f"commands are not sandboxed here: {INSTALL_HINT}"
+            return "commands are not sandboxed here: IAC_CODE_SANDBOX=off"
+        return "commands are not sandboxed here: install bubblewrap"
 
 
 @functools.cache
@@ -110,7 +110,7 @@ def bwrap_argv(policy: Policy, argv: list[str]) -> list[str]:
     """bubblewrap: the whole file system read-only, a fresh /dev and /proc (in a PID namespace:
     no process of the agent's is visible), the writable trees bound read-write, then the
     read-only paths inside them, then the hidden ones (an empty read-only tmpfs over a directory,
-    /dev/null over a file); no network namespace shared; a new terminal session (no keystrokes
+    the policy's empty `blank` file over a file); no network namespace shared; a new terminal session (no keystrokes
     pushed into the editor's terminal); no capabilities (as root too: root keeps them in bwrap
     otherwise, and could unmount the read-only binds); killed when the agent dies."""
     out = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -122,7 +122,7 @@ def bwrap_argv(policy: Policy, argv: list[str]) -> list[str]:
         if path.is_dir() and not path.is_symlink():
             out += ["--tmpfs", str(path), "--remount-ro", str(path)]
         else:
-            out += ["--ro-bind", "/dev/null", str(path)]
+            out += ["--ro-bind", str(policy.blank), str(path)]
     out += ["--unshare-pid", "--unshare-ipc"]
     if not policy.network:
         out.append("--unshare-net")
@@ -132,7 +132,7 @@ def bwrap_argv(policy: Policy, argv: list[str]) -> list[str]:
 
 def landlock_argv(policy: Policy, argv: list[str]) -> list[str]:
     """Landlock (see `landlock_exec.py`), run by this Python in isolated mode."""
-    out = [sys.executable, "-I", "-S", str(LANDLOCK_EXEC)]
+    out = [sys.executable, "-I", "-S", str(LANDLOCK_EXEC), "--blank", str(policy.blank)]
     for flag, paths in (("--write", policy.writable), ("--read-only", policy.read_only), ("--hide", policy.hidden)):
         for path in paths:
             out += [flag, str(path)]

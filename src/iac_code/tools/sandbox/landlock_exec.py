@@ -1,14 +1,14 @@
 """Run a command under Landlock and a seccomp network filter (the sandbox's Landlock backend).
 
     python3 -I -S landlock_exec.py [--write PATH]... [--read-only PATH]... [--hide PATH]...
-                                   [--network] -- PROGRAM [ARG]...
+                                   [--blank FILE] [--network] -- PROGRAM [ARG]...
 
 A stand-alone script, standard library only (it is run by path with `-I -S`, also by an editor
 running the command in its terminal), that restricts itself and then execs PROGRAM:
 
 - a mount namespace of its own where it can make one (as root, or in a user namespace of its
   own): each `--read-only` path bound read-only onto itself, each `--hide` path covered (an
-  empty read-only tmpfs over a directory, /dev/null over a file);
+  empty read-only tmpfs over a directory, the empty `--blank` FILE (default /dev/null) over a file);
 - Landlock (Linux >= 5.13): everything may be read and executed; the `--write` trees may be
   changed too. A `--read-only` or `--hide` path that no mount covered is left out of the grants
   instead (only read, or not read at all; its name stays listed). Landlock only grants, so a tree
@@ -218,7 +218,7 @@ def bind_read_only(source, target):
     mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
 
 
-def cover(read_only, hidden):
+def cover(read_only, hidden, blank):
     """Mount over the protected paths; the ones left for Landlock (no mount could be made)."""
     if not enter_mount_namespace():
         return read_only, hidden
@@ -231,9 +231,9 @@ def cover(read_only, hidden):
     for path in hidden:
         try:
             if os.path.isdir(path) and not os.path.islink(path):
-                mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000")
+                mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=555")
             else:
-                bind_read_only("/dev/null", path)
+                bind_read_only(blank, path)
         except OSError:
             left_hidden.append(path)
     return left_read_only, left_hidden
@@ -241,13 +241,27 @@ def cover(read_only, hidden):
 
 def drop_capabilities():
     """No capability for the command, as root too (a root without them cannot load a module,
-    trace the agent or undo the sandbox)."""
+    trace the agent or undo the sandbox): the ambient and bounding sets emptied, and root given
+    none on exec (`SECBIT_NOROOT`, where we may set it)."""
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     for cap in range(64):
         if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
             break  # past the last capability this kernel knows
-    if libc.prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0) != 0 and os.geteuid() == 0:
-        fail(f"cannot take root's capabilities away: {os.strerror(ctypes.get_errno())}")
+    libc.prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0)
+    kept = capability_sets()
+    if kept.get("CapBnd", 1) or kept.get("CapInh", 1):  # what an exec could give back
+        fail("cannot take the capabilities away")
+
+
+def capability_sets():
+    """This process's capability sets (`CapInh`, `CapPrm`, `CapEff`, `CapBnd`, `CapAmb`) as numbers."""
+    found = {}
+    with open("/proc/self/status") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name.startswith("Cap"):
+                found[name] = int(value, 16)
+    return found
 
 
 def network_filter():
@@ -300,7 +314,7 @@ def apply_seccomp():
 
 
 def parse(argv):
-    writable, read_only, hidden, network = [], [], [], False
+    writable, read_only, hidden, blank, network = [], [], [], ["/dev/null"], False
     i = 0
     while i < len(argv) and argv[i] != "--":
         flag = argv[i]
@@ -308,20 +322,20 @@ def parse(argv):
             network = True
             i += 1
             continue
-        if flag not in ("--write", "--read-only", "--hide") or i + 1 >= len(argv):
+        if flag not in ("--write", "--read-only", "--hide", "--blank") or i + 1 >= len(argv):
             fail(f"bad argument {flag!r}")
         path = os.path.realpath(argv[i + 1])
-        {"--write": writable, "--read-only": read_only, "--hide": hidden}[flag].append(path)
+        {"--write": writable, "--read-only": read_only, "--hide": hidden, "--blank": blank}[flag].append(path)
         i += 2
     command = argv[i + 1 :]
     if not command:
         fail("no command given after --")
-    return writable, read_only, hidden, network, command
+    return writable, read_only, hidden, blank[-1], network, command
 
 
 def main(argv):
-    writable, read_only, hidden, network, command = parse(argv)
-    read_only, hidden = cover(read_only, hidden)
+    writable, read_only, hidden, blank, network, command = parse(argv)
+    read_only, hidden = cover(read_only, hidden, blank)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         fail(f"cannot set no_new_privs: {os.strerror(ctypes.get_errno())}")
     apply_landlock(writable, read_only, hidden)

@@ -48,12 +48,15 @@ class Policy:
     """The file system and network a sandboxed command gets. Paths are real and absolute.
 
     `writable` trees may be changed; `read_only` paths inside them only read; `hidden` paths
-    (files or directories, anywhere) not read at all; `network` False: no network, loopback
-    included. `complete` False: the project was too large to search whole for protected paths.
+    (files or directories, anywhere) not read at all: a hidden directory looks empty, a hidden
+    file looks like `blank` (an empty read-only file outside the writable trees) where a backend
+    can show it so; `network` False: no network, loopback included. `complete` False: the project
+    was too large to search whole for protected paths.
     """
 
     cwd: Path
     writable: tuple[Path, ...]
+    blank: Path
     read_only: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     network: bool = False
@@ -65,12 +68,14 @@ def command_policy(
     config_dir: Path,
     tmpdir: Path,
     *,
+    blank: Path,
     project_writable: bool = True,
     home: Path | None = None,
     environ: dict[str, str] | None = None,
 ) -> Policy:
-    """The policy of a command run in `cwd` (real) with the private temp dir `tmpdir`; `home`
-    defaults to the user's home directory, `environ` (for `SSH_AUTH_SOCK`) to `os.environ`."""
+    """The policy of a command run in `cwd` (real) with the private temp dir `tmpdir` and the
+    empty file `blank`; `home` defaults to the user's home directory, `environ` (for
+    `SSH_AUTH_SOCK`) to `os.environ`."""
     environ = dict(os.environ) if environ is None else environ
     home = Path(os.path.realpath(home or Path.home()))
     read_only, hidden, complete = project_paths(cwd, config_dir)
@@ -87,6 +92,7 @@ def command_policy(
     return Policy(
         cwd=cwd,
         writable=writable,
+        blank=blank,
         read_only=tuple(dict.fromkeys(read_only)),
         hidden=tuple(dict.fromkeys(hidden)),
         complete=complete,

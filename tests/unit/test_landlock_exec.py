@@ -1,0 +1,80 @@
+"""The Landlock backend's program (`tools/sandbox/landlock_exec.py`), run as the agent runs it: with
+a mount namespace of its own where it can make one, and with Landlock alone where it cannot
+(inside a bubblewrap sandbox that forbids new user namespaces and holds no capability)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from iac_code.tools.sandbox import detect
+from iac_code.tools.sandbox.backends import LANDLOCK_EXEC
+
+SCRIPT = """
+P=$1 H=$2 T=$3
+cd "$P"
+try() { if eval "$2" 2>/dev/null; then echo "$1 yes"; else echo "$1 no"; fi; }
+try edit 'echo y >> main.tf'
+try sub 'echo y > modules/new.tf'
+try root 'echo y > new.tf'
+try hook 'echo x > .git/hooks/pre-commit'
+try gitconfig 'echo x >> .git/config'
+try dotenv 'grep -q SECRET .env'
+try key 'grep -q KEY "$H/.ssh/id_rsa"'
+try outside 'echo x > "$H/outside"'
+try tmp 'echo x > "$T/t"'
+try tcp 'echo x > /dev/tcp/127.0.0.1/9'
+"""
+
+
+@pytest.fixture
+def place(tmp_path: Path) -> tuple[Path, Path, Path]:
+    root = Path(os.path.realpath(tmp_path))
+    project, home, tmp = root / "proj", root / "home", root / "tmp"
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / ".git" / "config").write_text("[core]\n")
+    (project / "modules").mkdir()
+    (project / "main.tf").write_text("# x\n")
+    (project / ".env").write_text("SECRET=1\n")
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("KEY\n")
+    tmp.mkdir()
+    return project, home, tmp
+
+
+def helper(project: Path, home: Path, tmp: Path) -> list[str]:
+    return [sys.executable, "-I", "-S", str(LANDLOCK_EXEC), "--write", str(project), "--write", str(tmp),
+            "--read-only", str(project / ".git"), "--hide", str(project / ".env"), "--hide", str(home / ".ssh"),
+            "--", "/bin/bash", "-c", SCRIPT, "probe", str(project), str(home), str(tmp)]  # fmt: skip
+
+
+def outcome(argv: list[str]) -> dict[str, str]:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return dict(line.split() for line in done.stdout.splitlines())
+
+
+CONTAINED = {"hook": "no", "gitconfig": "no", "dotenv": "no", "key": "no", "outside": "no", "tcp": "no"}
+
+
+def test_with_a_mount_namespace(place):
+    if detect("landlock").backend != "landlock":
+        pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
+    seen = outcome(helper(*place))
+    assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "yes", "tmp": "yes"}
+
+
+def test_with_landlock_alone(place):
+    if detect("landlock").backend != "landlock" or detect("bwrap").backend != "bwrap":
+        pytest.skip("needs Landlock, and bubblewrap to take the mount namespace away")
+    project, home, tmp = place
+    root = str(project.parent)
+    jail = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", root, root,
+            "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--"]  # fmt: skip
+    seen = outcome(jail + helper(*place))
+    # the project's top level holds .git and .env: Landlock cannot grant new entries there
+    assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "no", "tmp": "yes"}
