@@ -35,7 +35,7 @@ def test_rules_for_commands_outside_the_sandbox_are_their_own(ctx):
     assert inside.sandboxed and not outside.sandboxed
     assert [o.name for o in policy.options(outside)] == [
         "Allow once",
-        "Always allow `terraform init` commands outside the sandbox",
+        "Always allow exactly `terraform init` outside the sandbox",
         "Reject once",
         "Always reject `terraform init` commands outside the sandbox",
     ]
@@ -44,8 +44,16 @@ def test_rules_for_commands_outside_the_sandbox_are_their_own(ctx):
     assert policy.decide(outside).action == "ask"  # a sandboxed rule never covers an escalation
     policy.remember(outside, "allow_always")
     assert policy.decide(classify(policy, ctx, command="terraform init", sandbox=False, reason="again")).action == "allow"
-    policy.allowed.discard("terraform init")
-    assert policy.decide(inside).action == "ask"  # nor the reverse
+    policy.allowed.clear()
+    policy.remember(outside, "reject_always")
+    assert policy.decide(outside).action == "deny"
+    assert policy.decide(inside).action == "ask"  # nor the reverse, for rejections too
+
+
+def test_a_sandboxed_rule_keeps_its_name(ctx):
+    policy = PermissionPolicy("default", sandboxed=True)
+    call = classify(policy, ctx, command="git status")
+    assert policy.options(call)[1].name == "Always allow `git status` commands"
 
 
 def test_bypass_runs_commands_outside_the_sandbox_too(ctx):

@@ -53,7 +53,7 @@ class StatusBar(HorizontalGroup):
     def compose(self) -> ComposeResult:
         yield Static(id="status-cwd", markup=False)
         yield Static(id="status-title", markup=False)
-        yield Static(id="status-sandbox", markup=False)
+        yield Static(id="status-sandbox", markup=False, classes="-empty")
         yield Static(id="status-model", markup=False)
         yield Static(id="status-mode", markup=False)
         yield Static(id="status-usage", markup=False)

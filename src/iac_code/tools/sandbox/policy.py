@@ -1,9 +1,9 @@
 """What a sandboxed command may reach (PROTOCOL.md, Command sandbox): the policy of one command.
 
 Writable: the session's cwd (unless the project is read-only, as in `plan` mode) and the
-session's private temp dir. Everything else is read-only. Inside the cwd, read-only: every `.git`
-(a worktree's or submodule's `.git` file and the `gitdir:` it names too), `.mcp.json` and every
-path a write to which `tools.paths.is_sensitive` calls sensitive (`.iac-code/`, `.terraform/`,
+session's private temp dir. Everything else is read-only. Inside the cwd, read-only: every path a
+write to which `tools.paths.is_sensitive` calls sensitive (`.git` with a worktree's or
+submodule's `.git` file and the `gitdir:` it names, `.iac-code/`, `.terraform/`, `.mcp.json`,
 shell start-up files, ...). Hidden (not readable): the credential locations of the home directory
 (`HOME_SECRETS`), the agent's config dir, the agents' sockets (`ssh-agent`, Docker), and every
 file inside the cwd that a read of is sensitive (`.env*`, keys, credentials, state files).
@@ -29,9 +29,6 @@ HOME_SECRETS = (
 
 AGENT_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock")
 """Sockets that hand out more than the sandbox allows (a container runtime is root on the host)."""
-
-PROJECT_READ_ONLY_NAMES = frozenset({".git", ".mcp.json"})
-"""Read-only wherever they are in the project, besides the sensitive writes of `tools.paths`."""
 
 UNSEARCHED_DIRS = frozenset({
     "node_modules", "site-packages", "dist-packages", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -129,7 +126,7 @@ def project_paths(cwd: Path, config_dir: Path) -> tuple[list[Path], list[Path], 
                 is_dir = False
             if entry.path == config or sensitive_parts(here):
                 hidden.append(Path(entry.path))
-            elif here[-1] in PROJECT_READ_ONLY_NAMES or sensitive_parts(here, writing=True):
+            elif sensitive_parts(here, writing=True):
                 read_only.append(Path(entry.path))
                 if here[-1] == ".git" and not is_dir:
                     read_only.extend(_gitdir(Path(entry.path), cwd))
