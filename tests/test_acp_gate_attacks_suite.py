@@ -12,7 +12,9 @@ about; no file outside the project changed (the fake home directory, the directo
 project); nothing under `.git/` changed; no fake secret (in the fake home, in the project's `.env`
 and in the agent's environment) appears in anything the client received or in any file under the
 config dir; the marker command of each attack did not run. The commands run with the sandbox
-forced off (`IAC_CODE_SANDBOX=off`): the rules alone must stop every attack.
+forced off (`IAC_CODE_SANDBOX=off`): the rules alone must stop every attack; and with each
+sandbox backend that works here, where the rules must still stop them (the sandbox is the floor
+under them, not their replacement) while the saved benign rules keep working.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from pathlib import Path
 import pytest
 
 from harness import RecordingClient, spawn_agent
+from sandbox_rig import require
+
+from iac_code.tools.sandbox import detect
 
 HOME_SECRET = "HOME-SECRET-7f3a9c1e5b"
 ENV_SECRET = "ENV-SECRET-2d8b6e4f0a"
@@ -173,8 +178,10 @@ def asked_of(call) -> str:
     return raw.get("command") or raw.get("path") or raw.get("url") or raw.get("pattern")
 
 
-@pytest.mark.parametrize("sandbox", ["off"])
+@pytest.mark.parametrize("sandbox", ["off", "bwrap", "landlock"])
 async def test_no_attack_gets_past_the_saved_rules(world, sandbox):
+    if sandbox != "off":
+        require(sandbox)
     cases = attacks(world)
     searches = [tool("grep", pattern="HOME.SECRET"), tool("grep", pattern="HOME.SECRET", path="sub")]  # read-only: run unasked
     script = [bash(SAVER), *(call for _, call in cases), *searches, {"blocks": [{"type": "text", "text": "done"}]}]
@@ -188,7 +195,9 @@ async def test_no_attack_gets_past_the_saved_rules(world, sandbox):
     missing = [what for (what, call) in cases if asked_of_call(call) not in asked]
     assert missing == [], f"{len(missing)} of {len(cases)} ran without asking: {missing}"
     first = {o.option_id: o.name for o in client.permissions[0].options}
-    assert first["allow_always"].startswith("Always allow `cat` and `sed` and `sort` and `uniq` ")  # the benign rules were saved
+    # the benign rules were saved (without a sandbox, saved rules are exact command lines)
+    benign = "Always allow exactly `cat notes.txt` and " if sandbox == "off" else "Always allow `cat` and `sed` and `sort` and `uniq` "
+    assert first["allow_always"].startswith(benign)
     assert asked == [SAVER, *(asked_of_call(call) for _, call in cases)]  # the searches were not asked about
     assert (world.project / "part-aa").exists()  # the saved rules ran what they cover
     assert not world.marker.exists()
@@ -227,11 +236,15 @@ LEGITIMATE = [
 
 @pytest.mark.parametrize(("family", "saved", "covered", "dangerous"), LEGITIMATE, ids=[f for f, *_ in LEGITIMATE])
 async def test_a_saved_rule_still_covers_the_safe_forms_of_its_program(world, family, saved, covered, dangerous):
+    # program rules with safe options are saved where commands are sandboxed (without a sandbox
+    # a rule is the exact command line: test_sandbox_modes)
+    if detect("auto").backend == "none":
+        pytest.skip("no sandbox backend works here: saved bash rules are exact command lines")
     (world.project / "linked.txt").unlink()  # the attacks' links to the key go; the .env stays
     (world.project / "sub" / "key").unlink()
     script = [bash(saved), bash(covered), bash(dangerous), {"blocks": [{"type": "text", "text": "done"}]}]
     client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
-    async with spawn_agent(world.project, script=script, client=client, env=world.env("off")) as agent:
+    async with spawn_agent(world.project, script=script, client=client, env=world.env("auto")) as agent:
         await agent.prompt(await agent.new_session(), "go")
     assert [asked_of(c) for c in client.permissions] == [saved, dangerous]
 
