@@ -95,3 +95,33 @@ def test_fetches_ask_per_host_except_documentation_hosts(ctx):
     assert action(policy, fetch, {"url": "https://example.com@evil.example/"}, ctx) == "ask"
     odd = classify(policy, fetch, {"url": "https://evil.example\\@example.com/"}, ctx)
     assert policy.decide(odd).action == "ask" and [o.kind for o in policy.options(odd)] == ["allow_once", "reject_once"]
+
+
+@pytest.mark.parametrize("name", ["id_ed25519", "id_ecdsa", "prod.tfstate", "terraform.tfstate.backup", "tls.key",
+                                  "store.p12", "app.jks", "credentials-ci.json", "dev.kubeconfig", ".vault-token",
+                                  ".npmrc", "terraform.rc"])
+def test_a_reads_in_dir_rule_does_not_cover_the_secrets_in_it(ctx, tmp_path, name):
+    shared = tmp_path / "shared"
+    shared.mkdir(exist_ok=True)
+    policy = PermissionPolicy("default")
+    policy.remember(classify(policy, ReadFileTool(), {"path": str(shared / "a.tf")}, ctx), "allow_always")
+    assert action(policy, ReadFileTool(), {"path": str(shared / "b.tf")}, ctx) == "allow"
+    call = classify(policy, ReadFileTool(), {"path": str(shared / name)}, ctx)
+    assert policy.decide(call).action == "ask"
+    assert [o.kind for o in policy.options(call)] == ["allow_once", "reject_once"]
+
+
+@pytest.mark.parametrize("mode", ["default", "accept_edits", "bypass_permissions"])
+def test_a_hard_linked_file_in_the_project_counts_as_outside(ctx, project, tmp_path, mode):
+    import os
+
+    secret = tmp_path / "outside-key"
+    secret.write_text("KEY\n")
+    os.link(secret, project / "notes.txt")
+    policy = PermissionPolicy(mode)
+    policy.allowed.add("edit")
+    for tool, raw in ((WriteFileTool(), {"path": "notes.txt", "content": "x"}), (ReadFileTool(), {"path": "notes.txt"})):
+        call = classify(policy, tool, raw, ctx)
+        assert [o.kind for o in policy.options(call)] == ["allow_once", "reject_once"]
+        expected = "allow" if mode == "bypass_permissions" and tool.category == "read" else "ask"
+        assert policy.decide(call).action == expected  # a write outside asks even in bypass_permissions
