@@ -286,3 +286,13 @@ def test_a_program_on_a_path_inside_the_project_is_not_covered(project, monkeypa
     assert checked("ls", project) == ["ls"]
     monkeypatch.setenv("PATH", f".{os.pathsep}/usr/bin{os.pathsep}/bin")  # `.` first: `./ls` would run
     assert checked("ls; cd sub", project) == [None, "cd"]  # cd is a builtin
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("jq -r .key f.json", ["jq"]), ("grep -n id_rsa notes.txt", ["grep"]), ("sed -n '/.env/p' notes.txt", ["sed"]),
+     ("echo add .env to .gitignore", ["echo"]), ("jq -r .key .env", [None]), ("grep x key.pem", [None]),
+     ("grep -f id_rsa notes.txt", [None]), ("foo .env", [None]), ("git show HEAD:.env", [None])],
+)
+def test_only_the_words_a_safe_list_takes_for_files_are_checked_for_secret_names(command, expected):
+    assert rules(command) == expected

@@ -299,6 +299,7 @@ def _simple(node: tree_sitter.Node) -> Part:
         return Part(text, None)
     words: list[str | None] = []
     expanded = False  # an argument whose value is only known when the command runs
+    sensitive = False  # an argument that names a sensitive path by its text
     globs: list[str] = []
     for child in node.named_children:
         if child.type == "variable_assignment":  # `LD_PRELOAD=x ls`: the environment changes the program
@@ -311,8 +312,7 @@ def _simple(node: tree_sitter.Node) -> Part:
             literal = _literal(child)
             words.append(literal)
             raw = child.text.decode("utf-8", "replace")
-            if names_sensitive(_unquoted(child), glob=child.type in ("word", "concatenation")):
-                return Part(text, None)
+            sensitive = sensitive or names_sensitive(_unquoted(child), glob=child.type in ("word", "concatenation"))
             if literal is None and child.type == "word" and "$" not in raw and "`" not in raw:
                 globs.append(raw)  # `*.tf`: bash expands it to names when the command runs
             elif literal is None or _braces(child):  # `$X`, `$(…)`, `$'\x74'`, `{a,b}`
@@ -327,6 +327,10 @@ def _simple(node: tree_sitter.Node) -> Part:
     how = cover(words)
     if how.rule is None:
         return Part(text, None)
+    if how.exact and sensitive:  # any word may be a file to a program without a safe list
+        return Part(text, None)
+    if any(names_sensitive(p, glob=False) for p in how.paths) or any(names_sensitive(g) for g in globs):
+        return Part(text, None)  # a safe list knows which words are files (`jq .key` names none)
     rule = exact_rule(text) if how.exact else how.rule
     return Part(text, rule, () if pathless else how.paths, () if pathless else tuple(globs), how)
 
