@@ -226,3 +226,25 @@ def test_helm_templates_are_counted_as_not_checked(tmp_path: Path) -> None:
         ("jinja/app.yaml", "a template ({{ ... }}) that is not YAML until rendered"),
     ]
     assert outcome.diagnostics == []
+
+
+def test_go_and_mustache_templates_that_parse_as_yaml_are_not_checked_as_manifests(tmp_path: Path) -> None:
+    # found in kubernetes-sigs/kustomize (kyaml's fn framework) and kubernetes/examples (vitess)
+    root = write(tmp_path, {
+        "deploy.template.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Name }}\nspec:\n  replicas: {{ .Replicas }}\n",
+        "etcd-template.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: etcd-{{cell}}\n  labels:\n    cell: '{{cell}}'\n"
+                              "spec:\n  ports:\n    - port: 2379\n",
+        "alerts.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: alerts\ndata:\n  rule: 'instance {{ $labels.instance }} is down'\n",
+    })
+    outcome = check([root], OFFLINE)
+    assert sorted(s.file.name for s in outcome.skipped) == ["deploy.template.yaml", "etcd-template.yaml"]
+    assert outcome.checked == {root / "alerts.yaml": "kubernetes"}  # `{{` in data is text
+    assert outcome.diagnostics == []
+
+
+def test_ros_select_takes_a_default_and_a_message(tmp_path: Path) -> None:
+    # aliyun/ros-templates resources/ecs/run-command-case3.yml
+    root = write(tmp_path, {"t.yaml": "ROSTemplateFormatVersion: '2015-09-01'\nResources:\n  W:\n    Type: ALIYUN::ROS::WaitConditionHandle\n"
+                                      "Outputs:\n  A:\n    Value:\n      Fn::Select: [not_exist, {}, null]\n"
+                                      "  B:\n    Value:\n      Fn::Select: [not_exist, {}, null, no such output]\n"})
+    assert errors(root) == []

@@ -5,8 +5,10 @@ through a target.
 The kind is decided first: a file under a Helm chart's `templates/` (a directory beside a
 `Chart.yaml`) is a template, not YAML until rendered, and is skipped with that reason; any
 other file is parsed, and its documents say what it is. `{{ ... }}` elsewhere is just text (a
-CloudFormation `{{resolve:ssm:...}}`, a ROS `{{ computenest::... }}`): only a file that does not
-parse and holds `{{` is taken for another tool's template and skipped. A file that a sibling
+CloudFormation `{{resolve:ssm:...}}`, a ROS `{{ computenest::... }}`): a file is taken for
+another tool's template and skipped when it holds `{{` and does not parse, or parses only by
+reading a placeholder as a mapping (`name: {{ .Name }}`), or is a manifest whose name, namespace
+or labels hold `{{`. A file that a sibling
 `kustomization.yaml` lists as a patch holds partial objects by design: only its YAML is checked.
 A CloudFormation template is checked with the settings of its project's `.cfnlintrc`, which may
 also leave it out (`templates`, `ignore_templates`).
@@ -44,6 +46,7 @@ def check(path: Path, reader: Reader, options: Options) -> tuple[list[Diagnostic
     its kind (`yaml` when no rules but the parser's apply), a `Skipped`, or None when `--kind`
     leaves its kind out."""
     from iac_code.iac.yamlsyntax import load as load_yaml
+    from iac_code.iac.yamlsyntax import templated
 
     selection = options.selection
     if helm_template(path):
@@ -63,26 +66,40 @@ def check(path: Path, reader: Reader, options: Options) -> tuple[list[Diagnostic
     docs, problems = load_yaml(path, text)
     if is_json:
         problems = []  # valid JSON that PyYAML reads differently: positions only from JSON
-    elif "{{" in text and any(p.rule == "yaml.syntax" for p in problems):
+    elif "{{" in text and (any(p.rule == "yaml.syntax" for p in problems) or templated(text)):
         return [], Skipped(path, OTHER_TEMPLATE)
     found += problems
     values = [d.value for d in docs]
     kind = kind_of(path, values, reader)
     if options.kind != "auto" and kind != options.kind:
         return [], None
+    if kind == "kubernetes" and _placeholders(values):
+        return [], Skipped(path, OTHER_TEMPLATE)
     out = [d for d in found if selection.enabled(d.rule)]
     if any(p.rule == "yaml.syntax" for p in problems):
         return out, kind
     if kind == "cloudformation":
-        from iac_code.iac.cloudformation.cfnlintrc import APPEND_RULES, for_template
+        from iac_code.iac.cloudformation.cfnlintrc import for_template
 
         config = for_template(path)
         if (reason := config.excluded(path)) is not None:
             return out, Skipped(path, reason)
-        out += [d for d in config.notes() if selection.enabled(APPEND_RULES.id)]
+        out += [d for d in config.notes() if selection.enabled(d.rule)]
     for target_kind, target in _targets(kind, path, text, values, found, reader, options):
         out += rules.run(target_kind, target, selection, path)
     return out, kind if kind != "yaml" or not is_json else "json"
+
+
+def _placeholders(values: list) -> bool:
+    """Whether a manifest names itself with `{{ ... }}` (`name: etcd-{{cell}}`, labels, namespace):
+    a template of some tool, since Kubernetes never reads `{{` (in data it is just text)."""
+    for v in values:
+        meta = v.get("metadata") if isinstance(v, dict) else None
+        if isinstance(meta, dict):
+            names = [meta.get("name"), meta.get("namespace"), *(meta.get("labels") or {}).values()] if isinstance(meta.get("labels") or {}, dict) else []
+            if any(isinstance(n, str) and "{{" in n for n in names):
+                return True
+    return False
 
 
 def kind_of(path: Path, values: list, reader: Reader) -> str:

@@ -78,6 +78,7 @@ class YamlFile:
 
     docs: list[YamlDoc]
     problems: list[tuple[int, int, str, str]]  # (line, column, rule, message)
+    complex_keys: bool = False  # a mapping or sequence used as a key: `name: {{ .Name }}` read as YAML
 
 
 def load(path: Path, text: str) -> tuple[list[YamlDoc], list[Diagnostic]]:
@@ -85,6 +86,12 @@ def load(path: Path, text: str) -> tuple[list[YamlDoc], list[Diagnostic]]:
     the diagnostics (file = `path`)."""
     parsed = cache.get_or_compute("yaml", text, lambda: _parse(text))
     return parsed.docs, [diag(_RULES[rule], path, ln, col, msg) for ln, col, rule, msg in parsed.problems]
+
+
+def templated(text: str) -> bool:
+    """Whether `text` holds `{{ ... }}` where YAML reads a mapping used as a key: the unquoted
+    placeholders of a Go, mustache or Jinja template (`name: {{ .Name }}`), not YAML's own data."""
+    return "{{" in text and cache.get_or_compute("yaml", text, lambda: _parse(text)).complex_keys
 
 
 def _parse(text: str) -> YamlFile:
@@ -106,7 +113,8 @@ def _parse(text: str) -> YamlFile:
         problems.append((line, col, "yaml.syntax", f"YAML syntax error: {what}{context}"))
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         problems.append((1, 1, "yaml.syntax", f"YAML error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"))
-    return YamlFile(docs, problems)
+    complex_keys = any(p[2] == "complex-key" for p in problems)
+    return YamlFile(docs, [p for p in problems if p[2] != "complex-key"], complex_keys)
 
 
 _OPEN_QUOTE = re.compile(r'(?:^|:\s+|-\s+)("(?:[^"\\]|\\.)*)$')
@@ -146,6 +154,7 @@ def _value(node: yaml.Node, problems: list, depth: int) -> Any:
                 hash(key)
             except TypeError:
                 key = str(key)
+                problems.append((0, 0, "complex-key", ""))  # not a finding: a sign of a template (see `templated`)
             if key in seen:
                 line, col = _pos(k)
                 problems.append((line, col, "yaml.duplicate-key",

@@ -29,6 +29,12 @@ APPEND_RULES = declare("cfnlintrc.append-rules", "warning", "a `.cfnlintrc` with
     project it checks, so those rules are not run (the rest of the file is used).""")
 
 
+INVALID = declare("cfnlintrc.invalid", "warning", "a `.cfnlintrc` that cannot be read as YAML (its settings are not used)", kind="cloudformation",
+                  doc="""
+    cfn-lint would stop on it; the templates are checked with the defaults instead, and this
+    warning says where the file is wrong (often a glob starting with `*`, a YAML alias: quote it).""")
+
+
 @dataclass(frozen=True, slots=True)
 class CfnConfig:
     """A `.cfnlintrc` read: where it is, the cfn-lint `options` it gives, its template globs,
@@ -39,6 +45,7 @@ class CfnConfig:
     templates: tuple[str, ...] = ()
     ignore_templates: tuple[str, ...] = ()
     append_rules_line: int = 0
+    problem: tuple[int, str] | None = None  # (line, why) the file could not be read
 
     def excluded(self, template: Path) -> str | None:
         """Why `.cfnlintrc` leaves `template` out (its `templates` do not name it, or its
@@ -53,7 +60,9 @@ class CfnConfig:
         return None
 
     def notes(self) -> Iterator[Diagnostic]:
-        """The warning about `append_rules`, when the file has it."""
+        """The warnings about the file: unreadable, or with `append_rules`."""
+        if self.path is not None and self.problem is not None:
+            yield diag(INVALID, self.path, self.problem[0], 1, f"{self.path.name} is not used: {self.problem[1]}")
         if self.path is not None and self.append_rules_line:
             yield diag(APPEND_RULES, self.path, self.append_rules_line, 1,
                        "append_rules is not used: iac-code does not import rule modules from the project it checks (that would run its code)")
@@ -99,16 +108,20 @@ def _strings(value: object) -> tuple[str, ...]:
 
 def read(path: Path) -> CfnConfig:
     """`path` read as a `.cfnlintrc` (YAML); a file that cannot be read or parsed gives the
-    defaults (cfn-lint would stop with an error: the templates are still checked)."""
+    defaults and its `problem` (cfn-lint would stop with an error: the templates are still
+    checked)."""
     import yaml
 
     try:
         text = path.read_text(encoding="utf-8")
         conf = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return CfnConfig(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        return CfnConfig(path, problem=(1, f"cannot read it ({exc})"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return CfnConfig(path, problem=((mark.line + 1) if mark else 1, f"not YAML ({getattr(exc, 'problem', None) or exc})"))
     if not isinstance(conf, dict):
-        return CfnConfig(path)
+        return CfnConfig(path, problem=(1, "not a mapping of settings"))
     regions = _strings(conf.get("regions"))
     if "ALL_REGIONS" in regions:
         from cfnlint.helpers import REGIONS as ALL

@@ -10,8 +10,9 @@ from iac_code.iac.rules import rule
 from iac_code.iac.ros.template import RosTemplate
 from iac_code.iac.yamlsyntax import PosDict, PosList
 
-# name -> (minimum items, maximum items) of the list form
-SHAPES = {"Fn::Join": (2, 2), "Fn::Select": (2, 2), "Fn::If": (3, 3), "Fn::Equals": (2, 2),
+# name -> (minimum items, maximum items) of the list form; Fn::Select takes a default and an
+# error message after [index, list] (ROS's own templates, e.g. aliyun/ros-templates' OOS cases)
+SHAPES = {"Fn::Join": (2, 2), "Fn::Select": (2, 4), "Fn::If": (3, 3), "Fn::Equals": (2, 2),
           "Fn::FindInMap": (3, 3), "Fn::Split": (2, 2), "Fn::GetAtt": (2, 2), "Fn::Replace": (2, 2)}
 STRING_OK = {"Fn::GetAtt", "Fn::Sub", "Fn::Base64Encode", "Fn::Base64Decode"}
 
@@ -29,7 +30,8 @@ def _calls(node: Any) -> Iterator[tuple[str, Any, tuple[int, int]]]:
 
 @rule("ros.function", "error", "an intrinsic function (Fn::Join, Fn::Select, Fn::If, ...) with the wrong arguments", kind="ros")
 def function(t: RosTemplate) -> Iterator[Diagnostic]:
-    """The list forms: `Fn::Join` [delimiter, [values]], `Fn::Select` [index, list], `Fn::If`
+    """The list forms: `Fn::Join` [delimiter, [values]], `Fn::Select` [index, list, default?,
+    message?], `Fn::If`
     [condition, then, else], `Fn::Equals`, `Fn::Split`, `Fn::Replace` two items, `Fn::FindInMap`
     three, `Fn::GetAtt` [resource, attribute] or "resource.attribute"."""
     for name, value, pos in _calls(t.doc):
@@ -39,6 +41,7 @@ def function(t: RosTemplate) -> Iterator[Diagnostic]:
         if not isinstance(value, list):
             yield diag(function, t.path, *pos, f"{name} takes a list of {shape[0]} items")
         elif not shape[0] <= len(value) <= shape[1]:
-            yield diag(function, t.path, *pos, f"{name} takes {shape[0]} items, not {len(value)}")
+            count = f"{shape[0]}" if shape[0] == shape[1] else f"{shape[0]} to {shape[1]}"
+            yield diag(function, t.path, *pos, f"{name} takes {count} items, not {len(value)}")
         elif name == "Fn::Join" and not isinstance(value[1], (list, dict)):
             yield diag(function, t.path, *pos, "Fn::Join takes [delimiter, [values...]]: the values must be a list")
