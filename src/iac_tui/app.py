@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import var
+from textual.widget import Widget
 
 from iac_tui import config, sdk
 from iac_tui.copy_export import EXPORT_COMMAND, CopyExportActions
@@ -47,6 +48,7 @@ if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
 
     from iac_tui.client import TuiClient
     from iac_tui.connection import AgentConnection
+W = TypeVar("W", bound=Widget)
 
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
@@ -99,6 +101,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         Binding("ctrl+r", "restart_agent", "Restart agent"),
         Binding("f5", "copy_block", "Copy", show=False),  # (not in the footer: it is full; f1 and README list them)
         Binding("f8", "export", "Export", show=False),
+        Binding("ctrl+x", "remove_queued", "Drop queued", priority=True),  # (else the prompt box's cut)
         Binding("end", "follow", "Follow", priority=True),
     ]
 
@@ -153,7 +156,13 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         self.connection: AgentConnection | None = None
         self.agent_info: Any = None
         self._restoring = False
-        self.project_files = ProjectFiles(self.project, on_first=lambda: self.prompt_box.update_completion())
+        self.queued: list[str] = []  # prompts waiting for the turn to end (`TurnActions`)
+        self.project_files = ProjectFiles(self.project, on_first=self._files_listed)
+
+    def _files_listed(self) -> None:
+        prompt_box = self.find(PromptArea)
+        if prompt_box is not None:  # the completion can show them now
+            prompt_box.update_completion()
 
     # ----- layout -----
 
@@ -184,8 +193,9 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         return self.input_area.indicator
 
     def watch_busy(self, busy: bool) -> None:
-        if self.is_mounted:
-            self.input_area.working = busy
+        input_area = self.find(InputArea)
+        if input_area is not None:
+            input_area.working = busy
 
     @property
     def status(self) -> StatusBar:
@@ -194,6 +204,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
 
     def on_mount(self) -> None:
         prompt = self.prompt_box
+        prompt.take_queued = self.take_queued
         if self.initial_prompt:
             prompt.load_text(self.initial_prompt)
             prompt.move_cursor(prompt.document.end)
@@ -230,19 +241,37 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
             )
         self.connection = connection
         outcome = await connection.run(self._on_agent_ready)
+        # recorded here, where the stop is known, before the conversation draws it: whoever
+        # sees the error block sees the agent stopped (and ctrl+r enabled)
+        self.agent_state = "stopped"
+        self.busy = False
+        client.cancel_permissions()
         written = connection.stderr.path
         self.post_to_conversation(messages.AgentStopped(outcome.reason, connection.stderr.tail(20), str(written) if written else None))
 
     def post_to_conversation(self, message: Message) -> None:
         """Deliver one of the agent's messages (or of the app's own requests) to the
-        conversation, in order; it bubbles on to the app once drawn."""
-        self.conversation.post_message(message)
+        conversation, in order; it bubbles on to the app once drawn. Dropped once the app is
+        tearing down (the workers that post outlive the widgets)."""
+        conversation = self.find(Conversation)
+        if conversation is not None:
+            conversation.post_message(message)
+
+    def find(self, kind: type[W]) -> W | None:
+        """The app's one widget of type `kind`, or None (the app is starting or tearing down:
+        code running in workers or callbacks uses this, never `query_one`, which raises then)."""
+        found = self.query(kind)
+        return found.first() if found else None
 
     async def _on_agent_ready(self, response: Any) -> None:
         self.agent_info = response
         self.agent_state = "ready"
-        self.status.set_sandbox(sandbox_warning(response))
-        self.conversation.agent_name = self.agent_name
+        status = self.find(StatusBar)
+        if status is not None:
+            status.set_sandbox(sandbox_warning(response))
+        conversation = self.find(Conversation)
+        if conversation is not None:
+            conversation.agent_name = self.agent_name
         try:
             async with asyncio.timeout(SESSION_TIMEOUT):
                 if self._restoring and self.state.session_id:
@@ -255,9 +284,12 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
                 self.connection.stop(f"The agent did not open a session within {SESSION_TIMEOUT:.0f} s.")
         except Exception as exc:  # the agent refused or went away; say so and keep running
             self.post_to_conversation(messages.Notice(f"Could not open a session: {error_text(exc)}", "error"))
+            if self.find(PromptArea) is not None:
+                self.unqueue_to_draft("No session opened")
         self._restoring = False
-        if not self.busy:
-            self.indicator.stop()  # "Starting the agent…"
+        indicator = self.find(WorkingIndicator)
+        if not self.busy and indicator is not None:
+            indicator.stop()  # "Starting the agent…"
 
     @property
     def agent(self) -> Agent | None:
@@ -275,15 +307,18 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         """The agent's `agentCapabilities` (None before initialize)."""
         return getattr(self.agent_info, "agent_capabilities", None)
 
-    def on_session_opened(self, message: messages.SessionOpened) -> None:
+    async def on_session_opened(self, message: messages.SessionOpened) -> None:
         self.refresh_status()
         self.refresh_bindings()
+        await self.send_queued()  # typed while the agent started
 
     # ----- status -----
 
     def refresh_status(self) -> None:
-        """Show the current session's facts in the status bar."""
-        status = self.status
+        """Show the current session's facts in the status bar (none while the app tears down)."""
+        status = self.find(StatusBar)
+        if status is None:
+            return
         state = self.state
         if self.agent_state == "stopped":
             status.set_title("agent stopped")
@@ -356,11 +391,10 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     # ----- the agent stopped -----
 
     def on_agent_stopped(self, message: messages.AgentStopped) -> None:
-        self.agent_state = "stopped"
-        if self.client is not None:
-            self.client.cancel_permissions()
-        self.busy = False
-        self.indicator.stop()
+        """Drawn by the conversation; the state was recorded when the stop was known (`_run_agent`)."""
+        if self.agent_state == "stopped":  # not restarted meanwhile
+            self.indicator.stop()
+            self.unqueue_to_draft("The agent stopped")
         self.refresh_status()
 
     def action_restart_agent(self) -> None:
@@ -378,6 +412,8 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
             return True if self.busy else False
         if action == "restart_agent":
             return True if self.agent_state == "stopped" else False
+        if action == "remove_queued":
+            return bool(self.queued)
         if action == "pick" and parameters:
             return self.agent_state == "ready" and self.state.setting(str(parameters[0])) is not None
         if action == "sessions":

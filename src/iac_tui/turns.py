@@ -1,7 +1,14 @@
-"""The app's prompt turns: sending what the prompt box submits, the turn's end, and esc to cancel.
+"""The app's prompt turns: sending what the prompt box submits, the queue, the turn's end, esc to cancel.
 
 Mixed into `IacTui`. The `session/prompt` request runs in a worker; its answer (or failure)
 comes back as a `TurnEnded` message through the conversation, in order with the turn's updates.
+
+A prompt submitted while a turn runs (or while the agent starts) is queued: shown above the
+prompt box, editable (`up` in the empty box takes the last one back) and removable (`ctrl+x`),
+and sent when the turn ends, one per turn. A turn that ends cancelled (esc) or failed sends
+nothing more: the queued prompts go back into the prompt box, to be sent or dropped by hand.
+A prompt submitted while the agent is stopped restarts it (`ctrl+r` does the same by hand) and
+waits in the queue until the session is back.
 """
 
 from __future__ import annotations
@@ -17,22 +24,31 @@ from iac_tui.sdk import acp
 from iac_tui.sessions import error_text
 from iac_tui.widgets.prompt import PromptArea
 
+GOES_ON = ("end_turn", "max_tokens", "max_turn_requests", "refusal")
+"""Stop reasons after which the next queued prompt is sent (not `cancelled`, not a failure)."""
+
 
 class TurnActions:
     """Turn handling of `IacTui` (see the module docstring); `self` is the app."""
+
+    queued: list[str]
 
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
         text = message.text
         if self.local_command(text):
             return
-        if self.agent is None or self.state.session_id is None:
-            self.prompt_box.load_text(text)
-            self.notify("The agent is not ready." + (" Press ctrl+r to restart it." if self.agent_state == "stopped" else ""), severity="warning")
+        if self.agent_state == "stopped":
+            self.queue_prompt(text)
+            self.post_to_conversation(messages.Notice("The agent had stopped: restarting it to send your prompt."))
+            self.action_restart_agent()
             return
-        if self.busy:
-            self.prompt_box.load_text(text)
-            self.notify("The agent is still working: wait, or press esc to cancel.", severity="warning")
+        if self.busy or self.queued or self.agent is None or self.state.session_id is None:
+            self.queue_prompt(text)  # sent when the turn ends (or the session opens)
             return
+        await self.send_prompt(text)
+
+    async def send_prompt(self, text: str) -> None:
+        """Start a turn with `text` (the agent is ready and no turn runs)."""
         prompts = getattr(self.capabilities, "prompt_capabilities", None)
         embedded = bool(getattr(prompts, "embedded_context", False))
         blocks, attached = await asyncio.to_thread(build_prompt, text, self.project, embedded)
@@ -40,6 +56,49 @@ class TurnActions:
         await self.conversation.add_user(text, [a.path for a in attached])
         self.indicator.start("Working…")
         self._run_turn(self.state.session_id, blocks)
+
+    # ----- the queue -----
+
+    def queue_prompt(self, text: str) -> None:
+        """Queue `text` for the end of the running turn (or the opening of the session)."""
+        self.queued.append(text)
+        self._show_queue()
+
+    def take_queued(self) -> str | None:
+        """Remove the newest queued prompt and return it (None when nothing is queued)."""
+        if not self.queued:
+            return None
+        text = self.queued.pop()
+        self._show_queue()
+        return text
+
+    def action_remove_queued(self) -> None:
+        """Drop the newest queued prompt."""
+        if self.take_queued() is not None:
+            self.notify("Removed the queued prompt.")
+
+    def _show_queue(self) -> None:
+        self.input_area.queued.show_prompts(self.queued)
+        self.refresh_bindings()
+
+    async def send_queued(self) -> None:
+        """Send the oldest queued prompt, if the agent can take it now."""
+        if self.queued and not self.busy and self.agent is not None and self.state.session_id is not None:
+            text = self.queued.pop(0)
+            self._show_queue()
+            await self.send_prompt(text)
+
+    def unqueue_to_draft(self, why: str) -> None:
+        """Put every queued prompt back into the prompt box (before the draft), saying `why`."""
+        if not self.queued:
+            return
+        draft = self.prompt_box.text
+        self.prompt_box.set_draft("\n\n".join([*self.queued, draft] if draft.strip() else self.queued))
+        self.queued.clear()
+        self._show_queue()
+        self.notify(f"{why}: your queued prompt is back in the prompt box (enter sends it).", severity="warning")
+
+    # ----- the turn -----
 
     @work(group="turn", exit_on_error=False)
     async def _run_turn(self, session_id: str, blocks: list[Any]) -> None:
@@ -57,7 +116,7 @@ class TurnActions:
         else:
             self.post_to_conversation(messages.TurnEnded(session_id, response.stop_reason, response.usage))
 
-    def on_turn_ended(self, message: messages.TurnEnded) -> None:
+    async def on_turn_ended(self, message: messages.TurnEnded) -> None:
         self.busy = False
         self.indicator.stop()
         if self.client is not None:  # a request still pending belongs to the turn that ended
@@ -68,6 +127,10 @@ class TurnActions:
         self.project_files.stale()  # the turn may have changed them
         if not isinstance(self.focused, PromptArea):
             self.prompt_box.focus()
+        if message.stop_reason in GOES_ON:
+            await self.send_queued()
+        elif self.agent_state != "stopped":  # (a stopped agent puts them back itself)
+            self.unqueue_to_draft("The turn was cancelled" if message.stop_reason == "cancelled" else "The prompt failed")
 
     def action_cancel_turn(self) -> None:
         if not self.busy:

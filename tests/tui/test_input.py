@@ -32,20 +32,6 @@ async def test_escape_cancels_a_long_stream_and_the_session_goes_on(ws):
         assert app.query(AgentMessage).last().source == "Short answer."
 
 
-async def test_prompt_while_busy_is_kept_not_sent(ws):
-    app = ws.app([{"blocks": [{"type": "text", "text": LONG}], "chunk_delay_ms": 5}])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await send(pilot, "long story")
-        app.prompt_box.load_text("impatient")
-        await pilot.press("enter")  # the prompt box is emptied, then the app gives the text back
-        await wait_until(pilot, lambda: app.prompt_box.text == "impatient", what="the text to be given back")
-        assert app.prompt_box.text == "impatient"
-        assert len(app.query(UserMessage)) == 1
-        await pilot.press("escape")
-        await turn_done(pilot)
-
-
 async def test_slash_opens_the_agents_commands(ws):
     app = ws.app([])
     async with app.run_test(size=(100, 30)) as pilot:

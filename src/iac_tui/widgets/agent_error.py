@@ -27,7 +27,7 @@ class AgentError(VerticalGroup):
             yield Static(Text.from_ansi("\n".join(self.stderr_tail), no_wrap=False), classes="agent-error-stderr", markup=False)
         else:
             yield Static(Content("(the agent wrote nothing to stderr)"), classes="agent-error-stderr -empty", markup=False)
-        hint = "Press [b]ctrl+r[/b] to restart the agent."
+        hint = "Press [b]ctrl+r[/b] to restart the agent, or send a prompt (it restarts it)."
         if self.log_path:
             hint += " Full log: $log"
         yield Static(Content.from_markup(hint, log=home_relative(self.log_path or "")), classes="agent-error-hint")

@@ -1,8 +1,8 @@
 """Everything between the conversation and the status bar, and who owns the keys there.
 
-From top to bottom: the follow badge, the working indicator, the completion list, the docked
-permission question and the prompt box. While a question is pending it owns the keyboard: the
-prompt box is disabled (its draft is kept, and keys typed meanwhile are appended to it), the
+From top to bottom: the follow badge, the working indicator, the prompts queued for the end of
+the turn, the completion list, the docked permission question and the prompt box. While a question is pending it owns the keyboard: the
+prompt box is disabled (its draft is kept, and keys typed meanwhile edit its end), the
 working indicator makes room; when the last question is settled the prompt box takes the keys
 back.
 """
@@ -19,6 +19,7 @@ from iac_tui.widgets.badge import FollowBadge
 from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.prompt import PromptArea
+from iac_tui.widgets.queued import QueuedPrompts
 from iac_tui.widgets.working import WorkingIndicator
 
 PLACEHOLDER = "Ask the agent…   / commands · @ files · f1 help"
@@ -40,6 +41,7 @@ class InputArea(Vertical):
     def compose(self) -> ComposeResult:
         yield FollowBadge()
         yield WorkingIndicator(animate=self.animate)
+        yield QueuedPrompts(id="queued")
         yield CompletionList()
         yield PermissionQuestion(last_typed=lambda: self.prompt_box.last_key_at)
         yield PromptArea(self.history, cursor_blink=self.animate, placeholder=PLACEHOLDER)
@@ -53,6 +55,11 @@ class InputArea(Vertical):
     def prompt_box(self) -> PromptArea:
         """The prompt editor."""
         return self.query_one(PromptArea)
+
+    @property
+    def queued(self) -> QueuedPrompts:
+        """The prompts waiting for the turn to end."""
+        return self.query_one(QueuedPrompts)
 
     @property
     def question(self) -> PermissionQuestion:
@@ -76,7 +83,7 @@ class InputArea(Vertical):
             self.indicator.start("Working…")
 
     def on_permission_question_typed(self, message: PermissionQuestion.Typed) -> None:
-        self.prompt_box.append(message.text)
+        self.prompt_box.type_at_end(message.keys)
 
     def show_follow(self, following: bool, unread: int) -> None:
         """The conversation follows its bottom, or not (`unread` blocks came below the view)."""

@@ -20,8 +20,9 @@ not typed, and the question stays as it was. Text typed by accident must never a
   option), and the question says so;
 - an answer letter is held for `LETTER_GRACE` seconds (enter confirms it at once): a next key
   in that time makes it the first letter of a word (`Are you…`, `rather…`), and nothing is answered.
-Printable keys typed meanwhile are not lost: they are posted as `Typed` for the prompt box
-(the app appends them to the draft).
+Keys typed meanwhile are not lost: printable keys and backspace are posted as `Typed` for the
+prompt box, which applies them to the end of the draft; so are those that arrive in the moment
+after the last request was settled, before the prompt box has the keyboard back.
 """
 
 from __future__ import annotations
@@ -133,9 +134,10 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
 
     @dataclass
     class Typed(Message):
-        """Text typed while the question owned the keys, for the prompt box's draft."""
+        """Keys typed while the question owned the keyboard, for the prompt box's draft: each a
+        character or `backspace` / `delete`."""
 
-        text: str
+        keys: list[str]
 
     def __init__(self, last_typed: Callable[[], float]) -> None:
         super().__init__(id="question")
@@ -283,8 +285,19 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
 
     # ----- keys -----
 
+    @staticmethod
+    def _edit(event: events.Key) -> str | None:
+        """What a key does to a draft: its character, `backspace`, `delete`, or None."""
+        if event.is_printable and event.character:
+            return event.character
+        return event.key if event.key in ("backspace", "delete") else None
+
     async def _on_key(self, event: events.Key) -> None:
-        if self.current is None:
+        if self.current is None:  # settled a moment ago: the prompt box takes the keys back next
+            edit = self._edit(event)
+            if edit is not None:
+                self._consume(event)
+                self.post_message(self.Typed([edit]))
             return
         key = event.key
         if key == "enter":
@@ -304,12 +317,10 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
             self._redraw()
         elif self.letters and held is None and event.character in ANSWER_LETTERS:
             self._consume(event)  # an answer letter without its option: nothing to answer, nothing typed
-        elif event.is_printable or key in ("backspace", "delete", "space"):
+        elif (edit := self._edit(event)) is not None:
             self._consume(event)
             self.suspend_letters()
-            typed = (held or "") + (event.character or "" if event.is_printable else "")
-            if typed:
-                self.post_message(self.Typed(typed))
+            self.post_message(self.Typed([held, edit] if held else [edit]))
 
     def _drop_held(self) -> str | None:
         """Forget a held answer letter; returns it."""

@@ -1,7 +1,8 @@
 """The prompt editor: multi-line input with history and `/` and `@` completion.
 
 `enter` sends, `shift+enter` or `ctrl+j` inserts a newline, `up`/`down` on the first/last line
-walk the history. Typing `/` at the start opens the agent's slash commands; `@` opens a fuzzy,
+walk the history (`up` in an empty box first takes back the last prompt queued for the end of
+the turn, to edit it). Typing `/` at the start opens the agent's slash commands; `@` opens a fuzzy,
 `.gitignore`-aware list of the project's files (`tab` or `enter` accepts, `esc` closes).
 """
 
@@ -60,6 +61,7 @@ class PromptArea(TextArea):
         self.completion: CompletionList | None = None
         self.commands: list[Command] = []
         self.files: Callable[[], list[str]] = list
+        self.take_queued: Callable[[], str | None] = lambda: None  # the app's: the last queued prompt, removed from the queue
         self._word: tuple[int, int, int] | None = None  # (row, start col, end col) being completed
         self.last_key_at = float("-inf")  # monotonic time of the latest key typed here (since the last send)
 
@@ -94,17 +96,23 @@ class PromptArea(TextArea):
             self._consume(event)
             self.insert("\n")
             return
+        if key == "up" and not self.text:
+            queued = self.take_queued()
+            if queued is not None:
+                self._consume(event)
+                self.set_draft(queued)
+                return
         if key == "up" and self.cursor_location[0] == 0:
             text = self.prompt_history.previous(self.text)
             if text is not None:
                 self._consume(event)
-                self._load(text)
+                self.set_draft(text)
             return await super()._on_key(event)
         if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
             text = self.prompt_history.next()
             if text is not None:
                 self._consume(event)
-                self._load(text)
+                self.set_draft(text)
             return await super()._on_key(event)
         await super()._on_key(event)
 
@@ -113,7 +121,9 @@ class PromptArea(TextArea):
         event.stop()
         event.prevent_default()
 
-    def _load(self, text: str) -> None:
+    def set_draft(self, text: str) -> None:
+        """Replace the draft with `text`, the cursor at its end (where a person goes on typing:
+        `load_text` alone leaves it at the start, where backspace deletes nothing)."""
         self.load_text(text)
         self.move_cursor(self.document.end)
 
@@ -129,9 +139,15 @@ class PromptArea(TextArea):
             self.completion.hide()
         self.post_message(self.Submitted(text))
 
-    def append(self, text: str) -> None:
-        """Add `text` at the end of the draft (keys typed while something else owned the keyboard)."""
-        self.insert(text, self.document.end)
+    def type_at_end(self, keys: list[str]) -> None:
+        """Keys typed while something else owned the keyboard, applied at the end of the draft:
+        each is a character, or `backspace` (deletes the last one)."""
+        self.move_cursor(self.document.end)
+        for key in keys:
+            if key == "backspace":
+                self.action_delete_left()
+            elif key != "delete":  # (nothing lies right of the end)
+                self.insert(key)
 
     # ----- completion -----
 

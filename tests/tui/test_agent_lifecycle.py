@@ -1,0 +1,88 @@
+"""The agent's life seen from the app: its stop recorded before it is drawn, teardown, restarts, signals."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from iac_tui import messages
+from iac_tui.launch import AgentCommand
+from iac_tui.widgets.agent_error import AgentError
+from iac_tui.widgets.conversation import Conversation
+from iac_tui.widgets.message import AgentMessage, UserMessage
+from tui_support import ready, send, turn_done, wait_until
+
+AGENT = Path(__file__).with_name("foreign_agent.py")
+
+
+async def test_the_stopped_state_is_recorded_before_the_error_block_is_drawn(ws, monkeypatch):
+    """Whoever sees the error block sees the agent stopped: ctrl+r works from that moment."""
+    seen = []
+    draw = Conversation.agent_error
+
+    async def recording(self, *args, **kw):
+        seen.append((self.app.agent_state, self.app.busy, self.app.check_action("restart_agent", ())))
+        return await draw(self, *args, **kw)
+
+    monkeypatch.setattr(Conversation, "agent_error", recording)
+    long = " ".join(f"word{i}" for i in range(400))
+    app = ws.app([{"blocks": [{"type": "text", "text": long}], "chunk_delay_ms": 20}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "long answer")
+        await wait_until(pilot, lambda: app.query(AgentMessage) and len(app.query_one(AgentMessage).source) > 50, what="streaming")
+        app.connection.process.kill()
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        assert seen == [("stopped", False, True)]
+        await pilot.press("ctrl+r")  # at once: no wait for the app to "hear" it
+        await wait_until(pilot, lambda: app.agent_state == "ready" and app.agent is not None, what="the restart")
+
+
+async def test_workers_that_outlive_the_widgets_do_not_fail(ws):
+    app = ws.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+    # the app has torn its widgets down; a late worker's status refresh or message is dropped
+    assert not app.query(Conversation)
+    app.refresh_status()
+    app.post_to_conversation(messages.Notice("late"))
+    app.watch_busy(False)
+
+
+def notes(app) -> list[str]:
+    return [n.text for n in app.query("Note")]
+
+
+async def test_a_prompt_to_a_dead_agent_restarts_it_and_the_session_goes_on(ws):
+    turns = [
+        {"match": "hello", "blocks": [{"type": "text", "text": "Hi."}]},
+        {"match": "again", "blocks": [{"type": "text", "text": "Back again."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        session_id = await ready(pilot)
+        await send(pilot, "hello")
+        await turn_done(pilot)
+        app.connection.process.kill()
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        app.prompt_box.set_draft("again please")
+        await pilot.press("enter")  # no ctrl+r: the prompt restarts the agent
+        await wait_until(pilot, lambda: app.query(AgentMessage).last().source == "Back again.", what="the answer after the restart")
+        assert app.state.session_id == session_id
+        said = notes(app)
+        assert "The agent had stopped: restarting it to send your prompt." in said
+        assert any("Agent restarted" in n for n in said)
+        assert [u.text for u in app.query(UserMessage)] == ["hello", "again please"]
+
+
+async def test_a_foreign_agent_that_died_is_restarted_and_its_session_loaded(ws):
+    app = ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+        await send(pilot, "die")
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        app.prompt_box.set_draft("cost")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.query(AgentMessage) and app.query(AgentMessage).last().source == "that cost something", what="the answer")
+        assert "Agent restarted; the session was reloaded." in notes(app)
+        assert [u.text for u in app.query(UserMessage)] == ["(replayed by the foreign agent)", "cost"]
