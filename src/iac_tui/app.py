@@ -364,10 +364,18 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     # ----- permissions -----
 
     def on_permission_requested(self, message: messages.PermissionRequested) -> None:
-        """The conversation showed the call; the docked question asks (and owns the request from here)."""
+        """The conversation showed the call; the docked question asks (and owns the request from here).
+
+        A request that comes when no turn runs (after its turn ended: `claude-agent-acp` was seen
+        doing it) is answered `cancelled` at once, and its panel says so: nothing runs outside a
+        turn the person started. It is judged here, in arrival order with the turn's end."""
         panel = self.conversation.tool_panel(message.tool_call.tool_call_id)
         if panel is None:  # the session was left meanwhile
             message.reply.answer(None)
+            return
+        if not self.busy:
+            message.reply.answer(None)
+            panel.asked_late()
             return
         subject = describe(message.tool_call, panel.kind, panel.title, self.project)
         self.input_area.question.ask(message, panel.kind, subject)

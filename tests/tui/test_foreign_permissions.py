@@ -95,3 +95,26 @@ async def test_the_reviewer_ignores_a_letter_without_its_option(ws):
         await pilot.press("a")
         await turn_done(pilot)
         assert answer(app) == "chose once"
+
+
+async def test_a_permission_request_after_its_turn_ended_is_answered_cancelled(ws):
+    """The agent ends the turn, then asks (seen with claude-agent-acp): no question shows, the
+    request is answered `cancelled`, and the panel says so instead of staying "pending"."""
+    from iac_tui.widgets.permission import PermissionQuestion
+    from iac_tui.widgets.tool_call import ToolCallPanel
+
+    app = foreign(ws)
+    bells = []
+    app.bell = lambda: bells.append(1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, "late")
+        await turn_done(pilot)
+        answer_file = ws.project / "late-answer.txt"
+        await wait_until(pilot, answer_file.exists, what="the agent to get its answer")
+        assert answer_file.read_text() == "cancelled"
+        panel = app.query_one(ToolCallPanel)
+        assert panel.status == "asked_late" and not panel.awaiting_permission and panel.finished
+        assert "asked after its turn ended: cancelled" in str(panel.query_one(".tool-status").render())
+        assert app.query_one(PermissionQuestion).current is None and not app.prompt_box.disabled
+        assert not bells

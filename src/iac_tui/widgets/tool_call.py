@@ -42,6 +42,7 @@ STATUS_LABELS = {
     "completed": ("✔ done", "-completed"),
     "failed": ("✘ failed", "-failed"),
     "interrupted": ("⊘ interrupted", "-interrupted"),  # ours: the turn or the agent ended before the call did
+    "asked_late": ("⊘ asked after its turn ended: cancelled", "-interrupted"),  # ours: see `asked_late()`
 }
 # (lines shown folded, show the last lines) per kind
 PREVIEW = {"read": (0, False), "search": (6, False), "fetch": (6, False), "execute": (12, True)}
@@ -120,8 +121,15 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
 
     @property
     def finished(self) -> bool:
-        """True once the call ended (completed, failed or interrupted)."""
-        return self.status in ("completed", "failed", "interrupted")
+        """True once the call ended (completed, failed, interrupted or asked late)."""
+        return self.status in ("completed", "failed", "interrupted", "asked_late")
+
+    def asked_late(self) -> None:
+        """The agent asked to run this call after its turn had ended; the request was answered
+        `cancelled` (an agent bug: nothing may run outside a turn the person started)."""
+        self.status = "asked_late"
+        self.awaiting_permission = False
+        self._refresh_header()
 
     def interrupt(self) -> None:
         """Mark an unfinished call as interrupted: its turn or its agent ended without a final update."""
