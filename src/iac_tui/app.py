@@ -328,12 +328,14 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         mode = state.setting("mode")
         status.set_model(model.current_name if model else None)
         status.set_mode(mode.current_name if mode else None)
-        status.set_usage(state.context_used, state.context_size, state.last_usage)
+        status.set_usage(state.context_used, state.context_size, state.last_usage, state.cost)
 
     # ----- session state from the agent (drawn by the conversation, then bubbled here) -----
 
     def on_usage_changed(self, message: messages.UsageChanged) -> None:
         self.state.context_used, self.state.context_size = message.used, message.size
+        if message.cost is not None:
+            self.state.cost = message.cost
         self.refresh_status()
 
     def on_commands_changed(self, message: messages.CommandsChanged) -> None:

@@ -105,6 +105,20 @@ def attachment_name(block: ContentBlock) -> str | None:
     """The file name of a `resource` / `resource_link` content block (None for other blocks)."""
     kind = getattr(block, "type", None)
     if kind == "resource_link":
+        return f"[{block.name or block.uri}]"
+    if kind == "resource":
+        return f"[{getattr(block.resource, 'uri', 'resource')}]"
+    return ""
+
+
+def attachment_name(block: ContentBlock) -> str | None:
+    """The file name of a `resource` / `resource_link` / `image` content block (None for other
+    blocks; an image without a `file://` URI is named after its type, `image/png`)."""
+    kind = getattr(block, "type", None)
+    if kind == "image":
+        uri = block.uri or ""
+        return unquote(urlparse(uri).path).rsplit("/", 1)[-1] if uri.startswith("file://") else block.mime_type
+    if kind == "resource_link":
         return block.name or block.uri
     if kind == "resource":
         uri = getattr(block.resource, "uri", "") or "resource"
@@ -175,7 +189,7 @@ class TuiClient:
         if isinstance(update, AgentPlanUpdate):
             return messages.PlanChanged(session_id, list(update.entries))
         if isinstance(update, UsageUpdate):
-            return messages.UsageChanged(session_id, update.used, update.size)
+            return messages.UsageChanged(session_id, update.used, update.size, update.cost)
         if isinstance(update, AvailableCommandsUpdate):
             return messages.CommandsChanged(session_id, list(update.available_commands))
         if isinstance(update, CurrentModeUpdate):

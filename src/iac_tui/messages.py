@@ -61,10 +61,12 @@ class PlanChanged(SessionUpdate):
 
 @dataclass(eq=False)
 class UsageChanged(SessionUpdate):
-    """Context window use (`usage_update`): tokens `used` of `size`."""
+    """Context window use (`usage_update`): tokens `used` of `size`, and the session's cost so
+    far when the agent reports it (the SDK's `Cost`: `amount`, ISO 4217 `currency`)."""
 
     used: int
     size: int
+    cost: Any = None
 
 
 @dataclass(eq=False)

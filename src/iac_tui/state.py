@@ -54,6 +54,8 @@ class SessionState:
     context_used: int | None = None
     context_size: int | None = None
     last_usage: Any = None
+    cost: Any = None
+    """The session's cost so far, as the agent last reported it (`usage_update.cost`), or None."""
     mcp_servers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """The MCP servers each session reported (by session id; kept across `reset`: the report may
     arrive before the session is entered)."""
@@ -67,6 +69,7 @@ class SessionState:
         self.commands = []
         self.context_used = self.context_size = None
         self.last_usage = None
+        self.cost = None
 
     def apply_session_response(self, response: Any) -> None:
         """Take `modes` and `configOptions` from a new/load/fork/resume response."""

@@ -125,3 +125,25 @@ async def test_folded_markdown_output_reopens_the_fence_above_its_last_lines():
         await pilot.pause(0.2)
         source = app.query_one(ToolOutput).query_one(".output-markdown", Markdown).source
         assert source.startswith("```console\n") and "line 39" in source and "line 30" not in source
+
+
+async def test_the_cost_the_agent_reports_is_shown_beside_the_tokens(ws):
+    app = foreign(ws)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, "cost")
+        await turn_done(pilot)
+        usage = str(app.query_one("#status-usage").render())
+        assert usage == "ctx 53k/200k 26%  $0.42"
+
+
+def test_costs_in_other_currencies_and_small_amounts():
+    from acp.schema import Cost
+
+    from iac_tui.widgets.status import format_cost
+
+    assert format_cost(Cost(amount=12.5, currency="CHF")) == "12.50 CHF"
+    assert format_cost(Cost(amount=0.0042, currency="USD")) == "$0.0042"
+    assert format_cost(Cost(amount=1234.5, currency="EUR")) == "€1,234.50"
+    assert format_cost(None) == ""
+

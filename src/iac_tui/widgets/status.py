@@ -1,5 +1,6 @@
 """The status bar: project, session title, the agent's warning that its commands are not
-sandboxed, model, mode, context use and the last turn's tokens."""
+sandboxed, model, mode, context use, the last turn's tokens and the session's cost (when the
+agent reports one)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,20 @@ def sandbox_label(warning: str | None, width: int) -> str:
         return warning
     advice = warning.partition(":")[2].strip()
     return f"not sandboxed: {advice}" if width >= 100 and advice else "not sandboxed"
+
+
+CURRENCY_SIGNS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+
+def format_cost(cost: Any) -> str:
+    """The session's cost (`usage_update.cost`): `$0.42`, `€1.05`, `12.50 CHF` (empty when unknown)."""
+    amount = getattr(cost, "amount", None)
+    if not isinstance(amount, int | float):
+        return ""
+    currency = str(getattr(cost, "currency", "") or "").upper()
+    figure = f"{amount:,.2f}" if amount >= 0.01 or amount == 0 else f"{amount:.4f}"
+    sign = CURRENCY_SIGNS.get(currency)
+    return f"{sign}{figure}" if sign else f"{figure} {currency}".strip()
 
 
 class StatusBar(HorizontalGroup):
@@ -89,10 +104,10 @@ class StatusBar(HorizontalGroup):
         """The current mode's name."""
         self._set("status-mode", name or "")
 
-    def set_usage(self, used: int | None, size: int | None, turn: Any) -> None:
-        """Context use and the last prompt's tokens."""
+    def set_usage(self, used: int | None, size: int | None, turn: Any, cost: Any = None) -> None:
+        """Context use, the last prompt's tokens and the session's cost (an SDK `Cost`, or None)."""
         context, last = format_context(used, size), format_turn(turn)
         if self.usage_labels is not None:
             context, last = (self.usage_labels[0] if context else ""), (self.usage_labels[1] if last else "")
-        parts = [p for p in (context, last) if p]
+        parts = [p for p in (context, last, format_cost(cost)) if p]
         self._set("status-usage", "  ".join(parts))
