@@ -123,6 +123,9 @@ class MemoryConnection:
     def alive(self) -> bool:
         return self.agent is not None
 
+    async def shutdown(self) -> None:
+        """Nothing to stop: the agent lives in this process."""
+
     async def run(self, on_ready):  # noqa: ANN001, ANN201
         from acp import PROTOCOL_VERSION
         from acp._transport import memory_transport_pair

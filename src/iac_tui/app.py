@@ -10,6 +10,9 @@ waits on the agent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -156,6 +159,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         self.connection: AgentConnection | None = None
         self.agent_info: Any = None
         self._restoring = False
+        self._terminal_gone = False  # SIGHUP: the terminal closed
         self.queued: list[str] = []  # prompts waiting for the turn to end (`TurnActions`)
         self.project_files = ProjectFiles(self.project, on_first=self._files_listed)
 
@@ -213,6 +217,41 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         self.status.set_title("starting the agent…")
         self.indicator.start("Starting the agent…", hint="")
         self.start_agent()
+        if not self.is_headless:
+            self._handle_quit_signals()
+
+    # ----- quitting -----
+
+    def _handle_quit_signals(self) -> None:
+        """SIGHUP (the terminal window closed, `tmux kill-session`), SIGTERM and SIGINT quit the
+        app as ctrl+q does: the agent and everything it started are stopped (`on_unmount`).
+        Without this, Python dies at once and the agent, in a session of its own, never hears it."""
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGHUP, self._hung_up)
+            loop.add_signal_handler(signal.SIGTERM, self.exit)
+            loop.add_signal_handler(signal.SIGINT, self.exit)
+
+    def _hung_up(self) -> None:
+        """The terminal is gone: what is still drawn goes to /dev/null, and the app quits."""
+        self._terminal_gone = True
+        with contextlib.suppress(OSError):
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+        self.exit()
+
+    async def on_unmount(self) -> None:
+        """The app is quitting, however it was asked to: stop the agent, its process group and
+        the client terminals it created, before the process ends.
+
+        After a hangup the process then ends at once (status 129, 128 + SIGHUP): the terminal
+        is gone, so there is nothing to restore on it, and Textual 8.2's output thread may have
+        died writing to it, after which its driver's `close()` waits forever for that thread."""
+        if self.connection is not None:
+            await self.connection.shutdown()
+        if self._terminal_gone:
+            os._exit(128 + signal.SIGHUP)
 
     # ----- the agent process -----
 

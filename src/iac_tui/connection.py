@@ -85,6 +85,19 @@ class AgentConnection:
         """True while the process runs and the connection is up."""
         return self.agent is not None and self.process is not None and self.process.returncode is None
 
+    async def shutdown(self) -> None:
+        """Stop the agent and everything it started, now: the app is quitting (ctrl+q, or the
+        terminal closed: SIGHUP, SIGTERM, SIGINT). The client terminals' commands are killed
+        (their process groups), then the agent is stopped: stdin closed and SIGTERM to its
+        process group (an agent that handles it stops what it runs, as `iac-code acp` does), and
+        SIGKILL to the group after `STOP_GRACE` seconds. Returns once the agent has exited."""
+        self._stop_reason = self._stop_reason or "The app quit."
+        terminals = getattr(self.client, "terminals", None)
+        if terminals is not None:
+            terminals.kill_all()
+        if self.process is not None:
+            await self.process.stop(STOP_GRACE)
+
     def stop(self, reason: str) -> None:
         """Kill an agent that is of no use any more (its whole process group); `run` then returns with `reason`."""
         if self.process is not None and self.process.returncode is None:

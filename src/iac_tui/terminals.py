@@ -210,6 +210,11 @@ class Terminals:
         terminal = self._terminals.pop(terminal_id)
         await terminal.release()
 
+    def kill_all(self) -> None:
+        """Kill every terminal's command (its whole process group) now; the terminals stay until released."""
+        for terminal in self._terminals.values():
+            terminal.kill()
+
     async def close(self) -> None:
         """Release every terminal (the agent is gone)."""
         for terminal_id in list(self._terminals):

@@ -12,8 +12,8 @@ Run as `python foreign_agent.py`. The first word of a prompt picks what it does:
   `claude-agent-acp`); the outcome it got is written to `late-answer.txt`.
 - `image`: answers with the content blocks it received (`text`, `image image/png 1234 bytes`, ...).
 - `cost`: a `usage_update` with a cost.
-- `sleep`: starts `sleep 300.<its pid>` as its own child and in a client terminal, writes both
-  pids to `pids.txt`, then waits (forever).
+- `sleep`: starts `sleep 300.<its pid>` as its own child and in a client terminal, writes its
+  own pid and theirs to `pids.txt`, then waits (forever).
 - `die`: exits at once (status 1), mid-turn.
 - anything else: reads line 2 of `notes.txt` with `fs/read_text_file`, writes `out.txt` with
   `fs/write_text_file`, runs a command in a client terminal shown in a tool call (it prints a red
@@ -203,8 +203,8 @@ class ForeignAgent:
         )
         await asyncio.sleep(0.5)  # the terminal's process is running
         pids = subprocess.run(["pgrep", "-f", f"^sleep {tag}$"], capture_output=True, text=True).stdout.split()
-        with open(os.path.join(self.cwd, "pids.txt"), "w") as out:
-            out.write("\n".join(sorted({str(child.pid), *pids})) + "\n")
+        with open(os.path.join(self.cwd, "pids.txt"), "w") as out:  # this agent's, then its sleeps'
+            out.write("\n".join([str(os.getpid()), *sorted({str(child.pid), *pids})]) + "\n")
         await self.say(session_id, "sleeping")
         await asyncio.Event().wait()
         return PromptResponse(stop_reason="cancelled")
