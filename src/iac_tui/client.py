@@ -102,16 +102,6 @@ def content_text(block: ContentBlock) -> str:
 
 
 def attachment_name(block: ContentBlock) -> str | None:
-    """The file name of a `resource` / `resource_link` content block (None for other blocks)."""
-    kind = getattr(block, "type", None)
-    if kind == "resource_link":
-        return f"[{block.name or block.uri}]"
-    if kind == "resource":
-        return f"[{getattr(block.resource, 'uri', 'resource')}]"
-    return ""
-
-
-def attachment_name(block: ContentBlock) -> str | None:
     """The file name of a `resource` / `resource_link` / `image` content block (None for other
     blocks; an image without a `file://` URI is named after its type, `image/png`)."""
     kind = getattr(block, "type", None)

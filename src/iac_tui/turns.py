@@ -51,7 +51,8 @@ class TurnActions:
         """Start a turn with `text` (the agent is ready and no turn runs)."""
         prompts = getattr(self.capabilities, "prompt_capabilities", None)
         embedded = bool(getattr(prompts, "embedded_context", False))
-        blocks, attached = await asyncio.to_thread(build_prompt, text, self.project, embedded)
+        images = bool(getattr(prompts, "image", False))
+        blocks, attached = await asyncio.to_thread(build_prompt, text, self.project, embedded, images)
         self.busy = True  # before the user's block shows: whoever sees the block sees the turn running
         await self.conversation.add_user(text, [a.path for a in attached])
         self.indicator.start("Working…")

@@ -147,3 +147,40 @@ def test_costs_in_other_currencies_and_small_amounts():
     assert format_cost(Cost(amount=1234.5, currency="EUR")) == "€1,234.50"
     assert format_cost(None) == ""
 
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082"
+)
+
+
+async def test_an_image_mentioned_or_pasted_goes_as_an_image_block(ws, tmp_path):
+    """The foreign agent advertises `promptCapabilities.image`: `@diagram.png` and a pasted path
+    (outside the project, quoted, as a terminal types a dropped file) arrive as image blocks."""
+    ws.write("diagram.png", "")
+    (ws.project / "diagram.png").write_bytes(PNG)
+    outside = tmp_path / "screen shot.png"
+    outside.write_bytes(PNG)
+    app = foreign(ws)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await foreign_ready(pilot)
+        await send(pilot, f"image of @diagram.png and '{outside}'")
+        await turn_done(pilot)
+        from iac_tui.widgets.message import AgentMessage, UserMessage
+
+        answer = app.query(AgentMessage).last().source
+        assert answer == (
+            f"got text; image image/png {len(PNG)} bytes {(ws.project / 'diagram.png').as_uri()}; image image/png {len(PNG)} bytes {outside.as_uri()}"
+        )
+        shown = str(app.query(UserMessage).last().query_one(".attachments").render())
+        assert "diagram.png" in shown and "screen shot.png" in shown
+
+
+async def test_without_the_image_capability_an_image_is_a_link(ws):
+    from iac_tui.mentions import build_prompt
+
+    (ws.project / "diagram.png").write_bytes(PNG)
+    blocks, attached = build_prompt("see @diagram.png", ws.project, embedded_context=True, images=False)
+    assert [b.type for b in blocks] == ["text", "resource_link"] and not attached[0].image
+    blocks, attached = build_prompt("see @diagram.png", ws.project, embedded_context=True, images=True)
+    assert [b.type for b in blocks] == ["text", "image"] and blocks[1].mime_type == "image/png" and attached[0].image
