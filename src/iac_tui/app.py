@@ -285,6 +285,9 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         self.agent_state = "stopped"
         self.busy = False
         client.cancel_permissions()
+        indicator = self.find(WorkingIndicator)
+        if indicator is not None:
+            indicator.stop()  # ("Starting the agent…", "Working…")
         written = connection.stderr.path
         self.post_to_conversation(messages.AgentStopped(outcome.reason, connection.stderr.tail(20), str(written) if written else None))
 
@@ -442,7 +445,6 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     def on_agent_stopped(self, message: messages.AgentStopped) -> None:
         """Drawn by the conversation; the state was recorded when the stop was known (`_run_agent`)."""
         if self.agent_state == "stopped":  # not restarted meanwhile
-            self.indicator.stop()
             self.unqueue_to_draft("The agent stopped")
         self.refresh_status()
 
