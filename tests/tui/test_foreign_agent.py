@@ -32,7 +32,7 @@ async def test_a_slash_command_hint_is_shown_as_the_agent_wrote_it(ws):
         await foreign_ready(pilot)
         await wait_until(pilot, lambda: app.prompt_box.commands, what="the commands")
         app.prompt_box.focus()
-        await pilot.press("slash")
+        await pilot.press("slash", "r", "e", "v")
         completion = app.query_one(CompletionList)
         await wait_until(pilot, lambda: completion.open, what="the completion list")
         label = str(completion.get_option_at_index(0).prompt)
