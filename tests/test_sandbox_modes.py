@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import RecordingClient, spawn_agent, spawn_raw
+from harness import RecordingClient, spawn_agent, spawn_raw, write_script
 from sandbox_rig import DONE, SSH_KEY, Place, backend, bash, loopback, output, results  # noqa: F401 - fixtures
 from test_client_fs_terminal_e2e import ALL, EditorClient, start
 
@@ -111,3 +111,21 @@ def test_doctor_says_which_backend_works_and_why_another_does_not(tmp_path):
     assert "apt-get install bubblewrap" in missing.stdout
     off = doctor(IAC_CODE_SANDBOX="off", PATH=NO_SANDBOX["PATH"])
     assert off.returncode == 1 and "IAC_CODE_SANDBOX=off" in off.stdout
+
+
+def test_headless_allow_bash_keeps_commands_in_the_sandbox(tmp_path):
+    place = Place(tmp_path)
+    outside = bash("echo escaped > ../escaped.txt", sandbox=False, reason="write beside the project")
+    script = write_script(tmp_path / "script.json", [outside, DONE])
+    env = {**place.env("auto", "default"), "IAC_CODE_MODEL": "scripted", "IAC_CODE_SCRIPT": str(script),
+           "IAC_CODE_CONFIG_DIR": str(tmp_path / "cfg")}  # fmt: skip
+
+    def run(allow: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "iac_code", "-p", "go", "--allow", allow], cwd=place.project,
+                              env=env, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+
+    refused = run("bash")
+    assert refused.returncode == 0 and not (place.root / "escaped.txt").exists()
+    assert "[failed] Run `echo escaped > ../escaped.txt` outside the sandbox" in refused.stderr
+    allowed = run("bash,bash-outside-sandbox")
+    assert allowed.returncode == 0 and (place.root / "escaped.txt").read_text() == "escaped\n"

@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--prompt", help="run one prompt headless in the current directory ('-' reads stdin)")
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     parser.add_argument("--permission-mode", choices=MODES, help="who may write and run commands (default: nobody)")
-    parser.add_argument("--allow", metavar="TOOL,...", help="tools allowed without asking, e.g. edit_file,bash")
+    parser.add_argument("--allow", metavar="TOOL,...", help="tools allowed without asking, e.g. edit_file,bash "
+                        "(bash-outside-sandbox: commands that ask to run outside the sandbox)")
     parser.add_argument("--model", help="model id (default: IAC_CODE_MODEL or the newest Claude Sonnet)")
     parser.add_argument("--max-turns", type=_positive_int, help="model requests allowed for the prompt (default 50)")
     parser.add_argument("--resume", metavar="SESSION_ID", help="continue a stored session")

@@ -1,7 +1,9 @@
 """Headless mode: `iac-code -p PROMPT` runs one prompt turn in the current directory and prints it.
 
 Writes and commands run only when the permission mode or `--allow` lets them; any call that
-would ask a person is refused instead, and the model receives `Permission denied.`.
+would ask a person is refused instead, and the model receives `Permission denied.`. `--allow bash`
+lets commands run in the sandbox; a command that asks to run outside it needs
+`--allow bash-outside-sandbox`.
 MCP servers come from the config file's `mcpServers`; a project's `.mcp.json` is used only if
 it was approved before (in iac-tui or an editor) or with `--allow .mcp.json`. Server failures
 are reported on stderr.
@@ -39,15 +41,23 @@ OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_OK, EXIT_ERROR, EXIT_TURN_LIMIT = 0, 1, 2
 
 
+OUTSIDE_SANDBOX = "bash-outside-sandbox"
+"""The `--allow` name of `bash` calls that ask to run outside the command sandbox."""
+
+
 class HeadlessPrompter:
-    """Answers permission requests without a person: tools in `allow` run, others are rejected."""
+    """Answers permission requests without a person: tools in `allow` run, others are rejected
+    (a `bash` call with `sandbox: false` is allowed by `OUTSIDE_SANDBOX`, not by `bash`)."""
 
     def __init__(self, allow: set[str]) -> None:
         self.allow = allow
 
     async def ask(self, request: PermissionRequest) -> Answer:
         """`allow_once` for allowed tools, else `reject_once`."""
-        return "allow_once" if request.tool_name in self.allow else "reject_once"
+        name = request.tool_name
+        if name == "bash" and request.raw_input.get("sandbox") is False:
+            name = OUTSIDE_SANDBOX
+        return "allow_once" if name in self.allow else "reject_once"
 
 
 def _event_type(event: events.Event) -> str:

@@ -28,6 +28,7 @@ try key 'grep -q KEY "$H/.ssh/id_rsa"'
 try outside 'echo x > "$H/outside"'
 try tmp 'echo x > "$T/t"'
 try tcp 'echo x > /dev/tcp/127.0.0.1/9'
+try shm 'python3 -c "import multiprocessing as m; m.Pool(1).map(abs, [1])"'
 """
 
 
@@ -65,7 +66,7 @@ def test_with_a_mount_namespace(place):
     if detect("landlock").backend != "landlock":
         pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
     seen = outcome(helper(*place))
-    assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "yes", "tmp": "yes"}
+    assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "yes", "tmp": "yes", "shm": "yes"}
 
 
 def test_with_landlock_alone(place):
@@ -77,4 +78,4 @@ def test_with_landlock_alone(place):
             "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--"]  # fmt: skip
     seen = outcome(jail + helper(*place))
     # the project's top level holds .git and .env: Landlock cannot grant new entries there
-    assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "no", "tmp": "yes"}
+    assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "no", "tmp": "yes", "shm": "yes"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import os
 import re
 import shutil
@@ -24,6 +25,8 @@ from pathlib import Path
 from iac_code.redact import is_credential_name
 from iac_code.tools.sandbox.backends import INSTALL_HINT, Backend, Detection, Setting, detect, wrap
 from iac_code.tools.sandbox.policy import HOME_SECRETS, Policy, command_policy
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "HOME_SECRETS",
@@ -65,7 +68,10 @@ class Sandbox:
 
     def wrap(self, argv: list[str], cwd: Path, config_dir: Path) -> list[str]:
         """The argv that runs `argv` in `cwd` inside the sandbox."""
-        return wrap(self.backend, self.policy(cwd, config_dir), argv)
+        policy = self.policy(cwd, config_dir)
+        if not policy.complete:
+            log.warning("the project %s is too large to search whole for secret files: only those found are hidden", cwd)
+        return wrap(self.backend, policy, argv)
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """`env` for a sandboxed command: no variable whose name says it holds a credential

@@ -10,7 +10,7 @@ running the command in its terminal), that restricts itself and then execs PROGR
   own): each `--read-only` path bound read-only onto itself, each `--hide` path covered (an
   empty read-only tmpfs over a directory, the empty `--blank` FILE (default /dev/null) over a file);
 - Landlock (Linux >= 5.13): everything may be read and executed; the `--write` trees may be
-  changed too. A `--read-only` or `--hide` path that no mount covered is left out of the grants
+  changed too, and /dev/shm (a private tmpfs in the mount namespace). A `--read-only` or `--hide` path that no mount covered is left out of the grants
   instead (only read, or not read at all; its name stays listed). Landlock only grants, so a tree
   holding such a path is granted entry by entry: a directory holding one keeps its existing files
   writable but gets no new entries of its own (its subdirectories without such paths are granted
@@ -50,6 +50,9 @@ FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 """The rights a rule on a file (not a directory) may carry."""
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 """Written by ordinary commands (`> /dev/null`, a pseudo-terminal): writable in the sandbox."""
+SHARED_MEMORY = "/dev/shm"
+"""POSIX shared memory and semaphores (Python's `multiprocessing`): writable, a private tmpfs of
+the sandbox's own where a mount namespace could be made."""
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 28, 47, 4
@@ -156,6 +159,8 @@ def apply_landlock(writable, read_only, hidden):
         rules.grant(path, handled)
     for path in DEVICES:
         rules.grant(path, READ | WRITE_FILE | IOCTL_DEV)
+    if os.path.isdir(SHARED_MEMORY):
+        rules.grant(SHARED_MEMORY, handled)
     scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
     attr = struct.pack("QQQ", handled, 0, scoped) if abi >= 6 else struct.pack("Q", handled)
     try:
@@ -222,6 +227,10 @@ def cover(read_only, hidden, blank):
     """Mount over the protected paths; the ones left for Landlock (no mount could be made)."""
     if not enter_mount_namespace():
         return read_only, hidden
+    try:  # the commands' shared memory is their own, not the machine's
+        mount("tmpfs", SHARED_MEMORY, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    except OSError:
+        pass
     left_read_only, left_hidden = [], []
     for path in read_only:
         try:
