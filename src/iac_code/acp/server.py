@@ -91,7 +91,7 @@ class IacAgent:
         self.initialized = False
         """Whether `initialize` was answered (checked by `acp.errors.guarded`)."""
         self._background: set[asyncio.Task[Any]] = set()
-        self._loading: set[str] = set()  # ids of sessions whose session/load is under way
+        self._loading: dict[str, asyncio.Future[Session | None]] = {}  # session/load under way, by session id: its outcome
         self._client_capabilities: Any = None
 
     def on_connect(self, conn: Any) -> None:
@@ -197,14 +197,26 @@ class IacAgent:
 
     @guarded
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> LoadSessionResult:
-        """Restore a session from disk and replay its whole history before answering."""
+        """Restore a session from disk and replay its whole history before answering.
+
+        A load of a session whose load is under way on this connection waits for that one and
+        answers with the session it loaded, without a second replay (the client already gets
+        the one in progress); if that load failed, this one tries afresh."""
         cwd = check_cwd(cwd)
-        if session_id in self._loading:
-            raise invalid("sessionId", "Session is already being loaded")
+        pending = self._loading.get(session_id)
+        if pending is not None:
+            loaded = await asyncio.shield(pending)
+            if loaded is not None and self.sessions.get(session_id) is loaded:
+                _check_session_cwd(loaded.meta.cwd, cwd)
+                return self._opened(LoadSessionResult, loaded)
+            if session_id in self._loading:  # a third load got there first
+                raise invalid("sessionId", "Session is already being loaded")
         live = self.sessions.get(session_id)
         if live is not None and live.running:
             raise invalid("sessionId", "Session is running a prompt; cancel it before loading")
-        self._loading.add(session_id)
+        outcome: asyncio.Future[Session | None] = asyncio.get_running_loop().create_future()
+        self._loading[session_id] = outcome
+        session: Session | None = None
         try:
             if live is not None:  # replaced by the session read afresh from disk (its MCP servers stop)
                 _check_session_cwd(live.meta.cwd, cwd)
@@ -217,8 +229,12 @@ class IacAgent:
                 await emit(event)
             if session.meta.title:
                 await emit(TitleChanged(session.meta.title))
+        except BaseException:
+            session = None
+            raise
         finally:
-            self._loading.discard(session_id)
+            del self._loading[session_id]
+            outcome.set_result(session)
         return self._opened(LoadSessionResult, session)
 
     @guarded
