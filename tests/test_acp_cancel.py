@@ -26,6 +26,8 @@ async def test_cancel_while_streaming(tmp_path):
         # the 200-chunk answer would take 20 s; the cancelled prompt answers long before
         result = await asyncio.wait_for(prompt, 10)
         assert result.stop_reason == "cancelled"
+        # the request the cancel cut short still used its input: the usage says so (it was zero)
+        assert result.usage.input_tokens > 0 and result.usage.total_tokens >= result.usage.input_tokens
         streamed = len(agent.updates(sid, AgentMessageChunk))
         assert streamed < 200
         # no model request after the cancel, and the session goes on

@@ -8,11 +8,13 @@ or session files. Without credentials, `initialize` offers the env-var auth meth
 
 from __future__ import annotations
 
+import asyncio
+
 import acp
 import pytest
-from acp.schema import ClientCapabilities, Implementation, ToolCallStart, UsageUpdate
-from fake_anthropic import FakeAnthropic, message, text, tool_use
-from harness import spawn_agent
+from acp.schema import AgentMessageChunk, ClientCapabilities, Implementation, ToolCallStart, UsageUpdate
+from fake_anthropic import STALL, FakeAnthropic, cut_before, message, text, tool_use
+from harness import spawn_agent, wait_for
 
 from iac_code.providers.models import default_claude_model
 
@@ -99,3 +101,26 @@ async def test_without_credentials_a_claude_session_needs_authentication(tmp_pat
         with pytest.raises(acp.RequestError) as err:
             await agent.new_session()
         assert err.value.code == -32000
+
+
+async def test_a_cancelled_claude_turn_reports_the_usage_of_its_requests(tmp_path, fake):
+    """The first request completes (a tool call), the second is cancelled while it streams: the
+    turn's usage is the first's plus the input the second reported as it started."""
+    workdir = tmp_path / "proj"
+    workdir.mkdir()
+    (workdir / "main.tf").write_text(CONTENT)
+    fake.add(
+        message(tool_use("toolu_read", "read_file", {"path": "main.tf"}), stop_reason="tool_use", input_tokens=1000, output_tokens=40),
+        cut_before(message(text("The VPC looks fine so far", pieces=5), input_tokens=1300, cache_read=700), "message_delta") + [STALL],
+    )
+    env = {"IAC_CODE_MODEL": MODEL, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.url}
+    async with spawn_agent(workdir, env=env) as agent:
+        session = await agent.new_session()
+        prompt = asyncio.create_task(agent.prompt(session, "Check main.tf"))
+        await wait_for(lambda: len(agent.updates(session, AgentMessageChunk)) >= 5, timeout=20)
+        await agent.conn.cancel(session_id=session)
+        result = await asyncio.wait_for(prompt, 10)
+    assert result.stop_reason == "cancelled"
+    assert result.usage.input_tokens == 1000 + 1300
+    assert result.usage.cached_read_tokens == 700
+    assert result.usage.output_tokens >= 40

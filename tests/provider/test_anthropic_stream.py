@@ -27,6 +27,7 @@ from iac_code.core.provider import (
     ToolSpec,
     ToolUseStart,
     Usage,
+    UsageReported,
 )
 from iac_code.providers.anthropic import AnthropicProvider
 
@@ -37,8 +38,11 @@ async def test_text_streams_as_deltas_and_ends_with_the_message(fake, provider):
     fake.add(message(text("Hello from Claude.", pieces=4), input_tokens=30, output_tokens=7, cache_read=100, cache_write=50))
     events = await collect(provider, request(user_text("hi")))
 
-    assert [type(e) for e in events] == [TextDelta] * 4 + [MessageDone]
-    assert "".join(e.text for e in events[:-1]) == "Hello from Claude."
+    assert [type(e) for e in events] == [UsageReported] + [TextDelta] * 4 + [UsageReported, MessageDone]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello from Claude."
+    # the usage as the API reports it: the input at the start (output 1 in message_start), all at the end
+    assert events[0].usage == Usage(input_tokens=30, output_tokens=1, cache_read_tokens=100, cache_write_tokens=50)
+    assert events[-2].usage == Usage(input_tokens=30, output_tokens=7, cache_read_tokens=100, cache_write_tokens=50)
     done = events[-1]
     assert done.message == Message(role="assistant", content=[TextBlock(text="Hello from Claude.")])
     assert done.stop_reason == "end_turn"

@@ -42,7 +42,7 @@ from iac_code.core.events import (
     ToolCallUpdated,
     UsageUpdated,
 )
-from iac_code.core.provider import MessageDone, ModelRequest, Provider, ProviderError, ToolUseStart, Usage
+from iac_code.core.provider import MessageDone, ModelRequest, Provider, ProviderError, ToolUseStart, Usage, UsageReported
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.registry import ToolRegistry
 
@@ -104,6 +104,7 @@ class _TurnState:
     unanswered: list[ToolUseBlock] = field(default_factory=list)
     answered: dict[str, ToolResultBlock] = field(default_factory=dict)
     streamed: bool = False  # the response in `partial` arrived whole
+    in_flight: Usage | None = None  # what the request being streamed has reported it used so far
     interrupted: dict[str, ToolResult] = field(default_factory=dict)  # what cancelled tools had produced
 
     def flush_text(self) -> None:  # the text streamed since the last block boundary -> `partial`
@@ -149,6 +150,9 @@ class AgentLoop:
             if task is not None and task.cancelling():
                 task.uncancel()
             cut = bool(state.partial or state.partial_text) and not state.streamed  # text kept of an unfinished answer
+            if state.in_flight is not None:  # a request cut short still used its input (and what it wrote)
+                state.usage.add(state.in_flight)
+                state.in_flight = None
             await self._settle(state, CANCELLED)
             return TurnResult("cancelled", state.usage, interrupted=cut)
         except BaseException:
@@ -166,6 +170,7 @@ class AgentLoop:
                 done = await self._request(state)
             except ProviderError as exc:
                 log.warning("model request failed (%s): %s", exc.kind, exc.message)
+                state.in_flight = None  # (the error carries it)
                 state.usage.add(exc.usage)  # what the failed request used still counts
                 self._keep_partial(state)
                 for call_id in sorted(state.open_calls):
@@ -219,8 +224,11 @@ class AgentLoop:
                         status="pending",
                     )
                 )
+            elif isinstance(event, UsageReported):
+                state.in_flight = event.usage
             elif isinstance(event, MessageDone):
                 done, state.streamed = event, True
+        state.in_flight = None  # counted by `done`, or by the error raised
         if done is None:
             raise ProviderError("incomplete", "the response ended without a final message")
         state.usage.add(done.usage)

@@ -1,7 +1,8 @@
 """The provider protocol: how the agent loop asks a model for the next assistant message.
 
 A provider streams `ProviderEvent`s for one model request and ends with exactly one
-`MessageDone` carrying the complete assistant `Message`, its stop reason and its usage. Answer
+`MessageDone` carrying the complete assistant `Message`, its stop reason and its usage (before it,
+`UsageReported` events say what the response has reported so far, for a cancel). Answer
 and reasoning text stream as the core's own `TextDelta`/`ThinkingDelta` events, which the loop
 forwards to the client as they are. Failures
 are raised as `ProviderError` with a `kind` the loop can report; nothing provider-specific (no
@@ -111,6 +112,15 @@ class ToolUseStart:
 
 
 @dataclass(slots=True)
+class UsageReported:
+    """What the response has reported of its usage so far (the input as it starts, the output as
+    it grows), for the whole request: `MessageDone.usage` replaces it once the response is
+    complete. It is what a request cut short by a cancel used."""
+
+    usage: Usage
+
+
+@dataclass(slots=True)
 class MessageDone:
     """The response is complete."""
 
@@ -119,7 +129,7 @@ class MessageDone:
     usage: Usage
 
 
-ProviderEvent = TextDelta | ThinkingDelta | ToolUseStart | MessageDone
+ProviderEvent = TextDelta | ThinkingDelta | ToolUseStart | UsageReported | MessageDone
 
 
 class ProviderError(Exception):

@@ -38,6 +38,7 @@ the SDK and never logged.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -54,6 +55,7 @@ from iac_code.core.provider import (
     ProviderError,
     ProviderEvent,
     Usage,
+    UsageReported,
 )
 from iac_code.providers.anthropic_request import request_params
 from iac_code.providers.anthropic_stream import MessageBuilder, Replay, Shown
@@ -163,7 +165,7 @@ class AnthropicProvider:
         while True:
             try:
                 async for event in self._attempt(params, shown):
-                    if isinstance(event, MessageDone):
+                    if isinstance(event, MessageDone | UsageReported):
                         event.usage.add(spent)
                     yield event
                 return
@@ -199,6 +201,8 @@ class AnthropicProvider:
                     fresh = replay.unseen(event)
                     if fresh is not None:
                         yield fresh
+                if getattr(raw, "type", None) in ("message_start", "message_delta"):  # the usage the API reports
+                    yield UsageReported(dataclasses.replace(builder.usage))
         except anthropic.APIStatusError as exc:  # an `error` event in the stream
             raise _Interrupted(_spent(classify(exc), builder), _retry_delay(stream.response.headers)) from None
         except httpx2.TimeoutException:

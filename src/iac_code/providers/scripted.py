@@ -18,7 +18,7 @@ returns tool results, the results' text. Text and thinking stream in word-sized 
 `chunk_delay_ms` apart. An `error` block raises a `ProviderError` of that kind at that point of
 the stream (its `usage`: the request's input and the output streamed so far). `stop_reason`
 defaults to `tool_use` when the turn has a tool use, else `end_turn`. Usage is estimated at four
-characters per token. When no turn fits, the model says so and ends the turn. Requests made to compact the conversation get a generated summary and use no turn.
+characters per token (the input is reported as the stream starts, as the API does, so a cancelled request still counts it). When no turn fits, the model says so and ends the turn. Requests made to compact the conversation get a generated summary and use no turn.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from iac_code.core.provider import (
     ThinkingDelta,
     ToolUseStart,
     Usage,
+    UsageReported,
 )
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -182,6 +183,7 @@ class ScriptedProvider:
         delay = turn.chunk_delay_ms / 1000
         content: list[ContentBlock] = []
         output_chars = 0
+        yield UsageReported(Usage(input_tokens=input_tokens, output_tokens=1))  # as the API's message_start does
         for block in turn.blocks:
             if isinstance(block, ScriptError):  # the request counts its input and the output so far
                 error = ProviderError(block.kind, block.message)  # type: ignore[arg-type]
