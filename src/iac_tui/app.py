@@ -386,7 +386,9 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         for command in message.commands:
             root = getattr(command.input, "root", None) if command.input is not None else None
             hints.append(Command(command.name, command.description, getattr(root, "hint", None)))
-        self.prompt_box.commands = hints
+        input_area = self.find(InputArea)  # the update may come while the app tears down
+        if input_area is not None:
+            input_area.prompt_box.commands = hints
 
     def on_mode_changed(self, message: messages.ModeChanged) -> None:
         self.state.set_mode(message.mode_id)
@@ -413,8 +415,9 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         A request that comes when no turn runs (after its turn ended: `claude-agent-acp` was seen
         doing it) is answered `cancelled` at once, and its panel says so: nothing runs outside a
         turn the person started. It is judged here, in arrival order with the turn's end."""
-        panel = self.conversation.tool_panel(message.tool_call.tool_call_id)
-        if panel is None:  # the session was left meanwhile
+        conversation, input_area = self.find(Conversation), self.find(InputArea)
+        panel = conversation.tool_panel(message.tool_call.tool_call_id) if conversation else None
+        if panel is None or input_area is None:  # the session was left meanwhile, or the app is closing
             message.reply.answer(None)
             return
         if not self.busy:
@@ -422,7 +425,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
             panel.asked_late()
             return
         subject = describe(message.tool_call, panel.kind, panel.title, self.project)
-        self.input_area.question.ask(message, panel.kind, subject)
+        input_area.question.ask(message, panel.kind, subject)
         self.bell()
 
     def on_prompt_area_tabbed(self, message: PromptArea.Tabbed) -> None:
@@ -431,7 +434,9 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     # ----- following the conversation's bottom -----
 
     def on_conversation_follow_changed(self, message: Conversation.FollowChanged) -> None:
-        self.input_area.show_follow(message.following, message.unread)
+        input_area = self.find(InputArea)
+        if input_area is not None:
+            input_area.show_follow(message.following, message.unread)
         self.refresh_bindings()
 
     def on_follow_badge_clicked(self, message: FollowBadge.Clicked) -> None:
