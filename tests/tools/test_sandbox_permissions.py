@@ -50,6 +50,21 @@ def test_rules_for_commands_outside_the_sandbox_are_their_own(ctx):
     assert policy.decide(inside).action == "ask"  # nor the reverse, for rejections too
 
 
+def test_a_rule_for_a_command_outside_the_sandbox_is_its_exact_line(ctx):
+    """No sandbox is under such a call, so its rule is as narrow as a session without one: the
+    safe lists are the second layer, not the only one (`kubectl get` outside the sandbox reaches
+    the cluster with the person's credentials: `kubectl get secrets -o yaml` must ask)."""
+    policy = PermissionPolicy("default", sandboxed=True)
+    outside = classify(policy, ctx, command="kubectl get pods", sandbox=False, reason="the cluster")
+    assert policy.options(outside)[1].name == "Always allow exactly `kubectl get pods` outside the sandbox"
+    assert policy.options(outside)[3].name == "Always reject `kubectl get` commands outside the sandbox"
+    policy.remember(outside, "allow_always")
+    again = classify(policy, ctx, command="kubectl get pods", sandbox=False, reason="again")
+    assert policy.decide(again).action == "allow"
+    wider = classify(policy, ctx, command="kubectl get secrets -A -o yaml", sandbox=False, reason="the cluster")
+    assert policy.decide(wider).action == "ask"
+
+
 def test_a_sandboxed_rule_keeps_its_name(ctx):
     policy = PermissionPolicy("default", sandboxed=True)
     call = classify(policy, ctx, command="git status")

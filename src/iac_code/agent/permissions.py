@@ -18,9 +18,10 @@ that was checked and approved. Rules (PROTOCOL.md, Permissions):
   `bypass_permissions`, and are refused in `plan`, except a `bash` command run in the sandbox
   (`tools.sandbox`, with the project read-only there), which asks as in `default`. A command run
   outside the sandbox (its input `sandbox: false`, with a `reason`) is asked about in words that
-  say so, and its saved rules are its own ("`terraform init` commands outside the sandbox"): a
-  rule for sandboxed commands never covers it, nor the reverse. Where no sandbox works
-  (`sandboxed` False) a saved bash rule is the exact command line;
+  say so, and its saved rules are its own ("exactly `terraform init` outside the sandbox"): a
+  rule for sandboxed commands never covers it, nor the reverse. Where no sandbox is under the
+  call (none works, `sandboxed` False, or the call leaves it) a saved bash rule is the exact
+  command line;
 - `allow_always`/`reject_always` save a rule, never a blank cheque: edits of non-sensitive files
   inside the cwd; a bash program and subcommand with its safe options, or an exact command line
   (`shell_rules`), every part of a compound command needing its own; sub-agent runs; reads in one
@@ -177,12 +178,13 @@ class PermissionPolicy:
         elif writing:
             rules, subject = [None if exposed else "edit"], "edits in this project"
         elif tool.name == "bash":
-            found = shell_parts(str(getattr(params, "command", "")), ctx.cwd, ctx.config_dir, exact=not self.sandboxed)
+            sandboxed = self.sandboxed and getattr(params, "sandbox", True) is not False
+            # with no sandbox under the call (none here, or it asks to leave it), rules are exact lines
+            found = shell_parts(str(getattr(params, "command", "")), ctx.cwd, ctx.config_dir, exact=not sandboxed)
             rules = [p.rule for p in found]
             subject = describe_rules([r for r in rules if r])
             rejects = [p.family for p in found if p.family]
             reject_subject = describe_rules(rejects)
-            sandboxed = self.sandboxed and getattr(params, "sandbox", True) is not False
             if self.sandboxed and not sandboxed:  # rules of their own, named so
                 rules = [OUTSIDE_SANDBOX + r if r else None for r in rules]
                 rejects = [OUTSIDE_SANDBOX + r for r in rejects]

@@ -159,7 +159,7 @@ def cover(words: list[str | None]) -> Cover:
 
 
 def _listed(rule: str, spec: Spec, parsed: Parsed, git_from: str | None = None) -> Cover:
-    if any(leaves_cwd(p) for p in parsed.paths):
+    if any(leaves_cwd(p) or "://" in p for p in parsed.paths):  # `kubectl get -f https://…` fetches it
         return NONE
     roots: tuple[str, ...] = ()
     if spec.reads_recursively(parsed):

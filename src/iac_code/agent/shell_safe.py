@@ -62,14 +62,14 @@ _JQ = (
     "--color-output --monochrome-output --null-input --exit-status --slurp --sort-keys --raw-input --tab "
     "--indent= --arg== --argjson== --slurpfile=@ --rawfile=@ --seq --stream --stream-errors --raw-output0"
 )
-_YQ = (
-    _JQ + " -y -Y -t -x -o= -p= -P -I= -N --yaml-output --yaml-roundtrip --toml-output --xml-output "
+_YQ = (  # jq's without `-s`: mikefarah's yq reads `-s EXP` as --split-exp, which writes a file per result
+    _JQ.replace(" -s ", " ") + " -y -Y -t -x -o= -p= -P -I= -N --yaml-output --yaml-roundtrip --toml-output --xml-output "
     "--output-format= --input-format= --prettyPrint --no-doc --width= --indentless-lists "
     "--explicit-start --explicit-end"
 )
 _TF_FILES = "*.tf *.tfvars *.tf.json *.tftest.hcl"
 _HEAD = "-c= -n= -q -v -z --bytes= --lines= --quiet --silent --verbose --zero-terminated"
-_SUMS = "-b -t -c -z --tag --binary --text --quiet --status --strict --warn --check --ignore-missing --zero"
+_SUMS = "-b -t -z --tag --binary --text --zero"  # not `-c`: the list it checks names files the line does not
 
 _PLAIN_TOOLS: dict[str, Spec] = {
     "ls": Spec(
@@ -135,7 +135,7 @@ _PLAIN_TOOLS: dict[str, Spec] = {
     "tr": Spec("translates its input (it reads no file)", "-c -C -d -s -t --complement --delete --squeeze-repeats --truncate-set1", operands="plain"),
     "diff": Spec("compares the files named; recursive only where no secret is", _DIFF, recursive="-r --recursive"),
     "jq": Spec("filters JSON: no `env`/`$ENV`, modules or filter file", _JQ, first="script", script=jq_filter_ok),
-    "yq": Spec("filters YAML like jq: no `-i`, `env`, `load`, `eval`", _YQ, first="script", script=yq_expression_ok),
+    "yq": Spec("filters YAML like jq: no `-i`, `-s` (split into files), `env`, `envsubst`, `load`, `eval`", _YQ, first="script", script=yq_expression_ok),
     "cp": Spec(
         "copies inside the project (not `-l`/`-s` links, not `-L`); a recursive copy only of trees with no secret",
         "-a -b -d -f -i -n -p -P -r -R -T -u -v -x -t@ --archive --backup? --force --interactive --no-clobber "

@@ -118,7 +118,7 @@ def awk_program_ok(program: str) -> bool:
 
 
 _JQ_REFUSED = re.compile(r"\$ENV|\benv\b|\bimport\b|\binclude\b")
-_YQ_REFUSED = re.compile(r"\b(strenv|load\w*|eval|env)\b|\$ENV|\bimport\b|\binclude\b")
+_YQ_REFUSED = re.compile(r"\b(strenv|load\w*|eval|env\w*)\b|\$ENV|\bimport\b|\binclude\b")
 _YQ_SUBCOMMANDS = frozenset({"e", "eval", "ea", "eval-all"})
 
 
@@ -130,7 +130,8 @@ def jq_filter_ok(program: str) -> bool:
 
 def yq_expression_ok(program: str) -> bool:
     """Whether a yq expression (kislyuk's jq wrapper or mikefarah's yq) reads only its input: as
-    `jq_filter_ok`, and none of yq's `env`, `strenv`, `load…` (reads any file) or `eval`. A first
+    `jq_filter_ok`, and none of yq's `env`, `strenv`, `envsubst` (the environment), `load…` (reads
+    any file) or `eval`. A first
     word that is mikefarah's subcommand (`e`, `eval`) is refused: the expression after it would
     pass for a file."""
     return program.strip() not in _YQ_SUBCOMMANDS and _YQ_REFUSED.search(program) is None
