@@ -14,7 +14,6 @@ from typing import TextIO
 from iac_code.iac import report
 from iac_code.iac.engine import Options, check
 
-FORMATS = ("text", "json", "sarif")
 
 
 def run(

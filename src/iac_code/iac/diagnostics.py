@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
 _LINE_NUMBERS = re.compile(r"(line |at |\.tf:|\.yaml:|\.yml:|\.tfvars:|\.json:)\d+")
 Severity = Literal["error", "warning", "info"]
-SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 @dataclass(frozen=True, slots=True)

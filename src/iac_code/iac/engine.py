@@ -17,7 +17,7 @@ from pathlib import Path
 from iac_code.iac import documents
 from iac_code.iac.diagnostics import Diagnostic, Skipped
 from iac_code.iac.discovery import Reader, discover
-from iac_code.iac.options import KINDS, Options, config_options  # noqa: F401 - the engine's public names
+from iac_code.iac.options import Options, config_options  # noqa: F401 - config_options: the engine's public name
 from iac_code.iac.rules import matches
 from iac_code.iac.terraform import project
 from iac_code.iac.terraform.module import tf_kind

@@ -15,10 +15,6 @@ DUPLICATE_KEY = declare("json.duplicate-key", "error", "a JSON object has the sa
     The last value wins, silently; reported at the second occurrence.""")
 
 
-class _Dup(Exception):
-    pass
-
-
 def load_json(path: Path, text: str) -> tuple[Any, list[Diagnostic]]:
     """Parse `text`; returns (value or None, diagnostics). Duplicate keys are reported at the
     second occurrence (found by searching the text after the first)."""

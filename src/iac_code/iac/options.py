@@ -9,9 +9,6 @@ from pathlib import Path
 
 from iac_code.iac.rules import Selection
 
-KINDS = ("auto", "terraform", "cloudformation", "ros", "kubernetes")
-
-
 @dataclass(slots=True)
 class Options:
     """How to validate: `kind` restricts the formats; `ignore` lists rule ids ("x.*" prefixes)

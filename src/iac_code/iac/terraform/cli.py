@@ -50,12 +50,6 @@ FMT_BATCH = 500
 """Files per `terraform fmt` process (one process per directory cost 100 starts for 100 modules)."""
 
 
-def fmt_check(directory: Path, files: list[Path]) -> list[Diagnostic]:
-    """`terraform fmt -check -diff` on `files` (.tf/.tfvars of one directory): one warning per
-    file that would change, at the first changed line."""
-    return fmt_finish(fmt_start(directory, files))
-
-
 def fmt_start_all(files: list[Path]) -> list[Fmt]:
     """Start `terraform fmt -check -diff` on `files` of any directories without waiting: as few
     processes as `FMT_BATCH` allows, each run in the files' common directory."""

@@ -25,7 +25,6 @@ from iac_code.iac.terraform.hcl import Attr, Block, Body, HclSyntaxError, parse
 Reader = Callable[[Path], "str | Diagnostic | Skipped"]
 """Returns a file's text, or the diagnostic or skip that explains why it cannot be validated."""
 
-TF_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json")
 
 
 def tf_kind(path: Path) -> str | None:

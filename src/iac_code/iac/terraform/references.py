@@ -124,10 +124,6 @@ def _first(r: Ref) -> str | None:
     return r.steps[0] if r.steps and r.steps[0] not in ("[", "*") else None
 
 
-def _scoped(u: Use) -> bool:
-    return u.ref.root in BUILTIN_ROOTS
-
-
 @rule("terraform.undeclared-variable", "error", '`var.X` without a `variable "X"` block in the module', kind="terraform")
 def undeclared_variable(t: ModuleTarget) -> Iterator[Diagnostic]:
     """Terraform: "Reference to undeclared input variable"."""
