@@ -108,10 +108,14 @@ class _Run:
                 files = []
             files += [p for p, t in self.reader.overlay.items() if t is not None and p.parent == directory and p not in files and tf_kind(p)]
         mod = load_module(directory, files, self.reader)[0] if _has_config(files) else None
-        self.modules[directory] = mod
-        if len(self.modules) > MODULES_KEPT:
-            self.modules.popitem(last=False)
+        self._keep(directory, mod)
         return mod
+
+    def _keep(self, directory: Path, mod: Module | None) -> None:
+        self.modules[directory] = mod
+        self.modules.move_to_end(directory)
+        while len(self.modules) > MODULES_KEPT:
+            self.modules.popitem(last=False)
 
     def directory(self, directory: Path, files: list[Path], root: bool) -> tuple[list[Diagnostic], list[Skipped]]:
         """The findings on one scanned directory (a module, or .tfvars files only)."""
@@ -123,7 +127,7 @@ class _Run:
             target = ModuleTarget(self.loaded(directory, files, out, skipped), self.load, var_module=module)
             return out + rules.run("terraform", target, selection, min(files)), skipped
         mod = self.loaded(directory, files, out, skipped)
-        self.modules[directory] = mod
+        self._keep(directory, mod)
         installed = cli.providers_schema(directory) if options.terraform_validate and not self.reader.overlay else None
         target = ModuleTarget(mod, self.load, root=root and bool(mod.blocks), provider_schemas=installed)
         out += rules.run("terraform", target, selection, min(files))
