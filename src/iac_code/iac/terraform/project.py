@@ -55,6 +55,7 @@ UNPARSED = "python-hcl2 cannot parse it, though `terraform fmt` accepts it"
 POOL_FILES = 60  # below this many Terraform files, starting worker processes costs more than it saves
 GAIN = 0.65  # workers are used when the busiest parses at most this share of what one process would
 MODULES_KEPT = 32  # parsed modules a run keeps for module calls; older ones are parsed again if needed
+WORKER_CPU: list[float] = []  # CPU seconds of each worker of the last pooled run (bench/validate.py reads it)
 _SOURCE = re.compile(r'(?:\bsource\s*=\s*|"source"\s*:\s*)"(\.{1,2}/[^"]*)"')
 
 
@@ -252,10 +253,14 @@ def _in_processes(jobs: list, n: int, tf_dirs: dict[Path, list[Path]], calls: di
         proc.stdin.close()
         procs.append(proc)
     results: list = []
+    WORKER_CPU.clear()
     for part, proc in zip(slices, procs):
         assert proc.stdout is not None
         data = proc.stdout.read()
-        if proc.wait() == 0 and data:
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        WORKER_CPU.append(usage.ru_utime + usage.ru_stime)
+        if proc.returncode == 0 and data:
             results += pickle.loads(data)
         else:
             run = _Run(tf_dirs, reader, options)
