@@ -15,7 +15,7 @@ async def test_initialize_announces_protocol_capabilities(tmp_path):
     assert result["protocolVersion"] == 1
     caps = result["agentCapabilities"]
     assert caps["loadSession"] is True
-    assert caps["promptCapabilities"] == {"image": False, "audio": False, "embeddedContext": True}
+    assert caps["promptCapabilities"] == {"image": True, "audio": False, "embeddedContext": True}
     assert caps["sessionCapabilities"] == {"list": {}, "close": {}, "fork": {}, "resume": {}}
     assert result["agentInfo"]["name"] == "iac-code"
     assert result["agentInfo"]["version"]

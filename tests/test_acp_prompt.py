@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 
 import acp
 import pytest
@@ -17,6 +18,10 @@ from acp.schema import (
 from harness import spawn_agent, wait_for
 
 TEXT = {"type": "text", "text": "All done."}
+PNG = bytes.fromhex(  # a 1x1 PNG
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082"
+)
 
 
 def turn(*blocks, **kw):
@@ -25,7 +30,7 @@ def turn(*blocks, **kw):
 
 async def test_content_blocks_reach_the_model(tmp_path):
     script = [
-        turn({"type": "text", "text": "saw image"}, match="[image: image/png]"),
+        turn({"type": "text", "text": "saw image"}, match=f"[image: image/png, {len(PNG)} bytes]"),
         turn({"type": "text", "text": "saw audio"}, match="[audio: audio/wav]"),
         turn({"type": "text", "text": "saw resource"}, match='<resource uri="file:///p/main.tf">\nresource "x" {}\n</resource>'),
         turn({"type": "text", "text": "saw link"}, match="[resource link: vars.tf <file:///p/vars.tf>"),
@@ -33,7 +38,7 @@ async def test_content_blocks_reach_the_model(tmp_path):
     async with spawn_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         blocks = [
-            acp.image_block("aGVsbG8=", "image/png"),
+            acp.image_block(base64.b64encode(PNG).decode(), "image/png"),
             acp.audio_block("aGVsbG8=", "audio/wav"),
             acp.resource_block(acp.embedded_text_resource("file:///p/main.tf", 'resource "x" {}')),
             acp.resource_link_block("vars.tf", "file:///p/vars.tf"),

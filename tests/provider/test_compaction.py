@@ -15,6 +15,7 @@ from iac_code.agent.session import Session
 from iac_code.config import Settings
 from iac_code.core.conversation import (
     Conversation,
+    ImageBlock,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -84,6 +85,14 @@ def test_the_summary_request_has_no_tool_blocks():
     assert out[1].content[1].text.startswith("[tool use: note {")
     assert out[2].content[0].text.startswith("[tool result of note]\nrrr")
     assert out[2].content[0].text.endswith("[... 10 more characters left out]")
+
+
+def test_the_summary_request_writes_an_image_as_its_name_and_counts_it():
+    image = ImageBlock(media_type="image/png", data="iVBORw0KGgo=", name="file:///p/net.png")
+    messages = [Message(role="user", content=[TextBlock(text="what is this?"), image])]
+    out = compaction.written_out(messages)
+    assert [b.text for b in out[0].content] == ["what is this?", "[image: file:///p/net.png]"]
+    assert compaction.estimate_tokens(messages) > 1000  # an image weighs about 1,600 tokens, not its 12 characters
 
 
 def small_settings(fake, tmp_path: Path, window: int = 1000) -> Settings:

@@ -81,6 +81,34 @@ async def test_at_path_attaches_the_file_as_a_resource(ws):
         assert "modules/network/main.tf" in str(user.query_one(".attachments").render())
 
 
+PNG = bytes.fromhex(  # a 1x1 PNG
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082"
+)
+
+
+async def test_an_attached_image_reaches_this_projects_agent_and_comes_back_on_load(ws):
+    """iac-code advertises `promptCapabilities.image`: `@diagram.png` goes as an image, the model
+    sees it (the scripted model's `[image: <mime>, <N> bytes]`), and a load replays it."""
+    (ws.project / "diagram.png").write_bytes(PNG)
+    turns = [
+        {"match": f"[image: image/png, {len(PNG)} bytes]", "blocks": [{"type": "text", "text": "A diagram of one pixel."}]},
+        {"blocks": [{"type": "text", "text": "No image."}]},
+    ]
+    app = ws.app(turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        session_id = await ready(pilot)
+        await send(pilot, "what is @diagram.png")
+        await turn_done(pilot)
+        assert app.query_one(AgentMessage).source == "A diagram of one pixel."
+        assert "diagram.png" in str(app.query_one(UserMessage).query_one(".attachments").render())
+    app = ws.app(turns, resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_until(pilot, lambda: app.query(UserMessage) and app.query(UserMessage).first().query(".attachments"), what="the replayed prompt")
+        assert "diagram.png" in str(app.query(UserMessage).first().query_one(".attachments").render())
+
+
 async def test_history_walks_previous_prompts(ws, tmp_path):
     turns = [{"blocks": [{"type": "text", "text": "one"}]}, {"blocks": [{"type": "text", "text": "two"}]}]
     history = tmp_path / "history.jsonl"

@@ -52,7 +52,7 @@ def initialize_response(settings: Settings) -> InitializeResponse:
         agent_capabilities=AgentCapabilities(
             load_session=True,
             mcp_capabilities=McpCapabilities(http=True, sse=True),
-            prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+            prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
             session_capabilities=SessionCapabilities(
                 list=SessionListCapabilities(),
                 close=SessionCloseCapabilities(),

@@ -334,7 +334,7 @@ class IacAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         """Run one prompt turn; every update of it is sent before this returns."""
         session = self._session(session_id)
-        content = to_user_content(prompt)
+        content = to_user_content(prompt, session.cwd)
         if not content:
             raise invalid("prompt", "no usable content blocks")
         try:  # the session's turn lock is claimed before this handler first yields

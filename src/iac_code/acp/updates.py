@@ -45,6 +45,9 @@ def to_update(event: events.Event):  # noqa: ANN201 - one of the SDK's SessionUp
         return helpers.update_agent_thought_text(event.text)
     if isinstance(event, events.UserText):
         return helpers.update_user_message_text(event.text)
+    if isinstance(event, events.UserImage):
+        uri = event.name if event.name and event.name.startswith("file://") else None
+        return helpers.update_user_message(helpers.image_block(event.data, event.media_type, uri=uri))
     if isinstance(event, events.UserAttachment):
         if event.text is None:
             return helpers.update_user_message(helpers.resource_link_block(event.name, event.uri))

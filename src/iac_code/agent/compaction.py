@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from iac_code.core.conversation import (
     ContentBlock,
     Conversation,
+    ImageBlock,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -181,7 +182,7 @@ async def compact(conversation: Conversation, provider: Provider, model: str, ke
 
 
 def written_out(messages: list[Message]) -> list[Message]:
-    """`messages` with tool uses and tool results as text blocks and thinking left out.
+    """`messages` with tool uses, tool results and images as text blocks and thinking left out.
 
     Roles and order are kept; messages left empty are dropped.
     """
@@ -192,6 +193,8 @@ def written_out(messages: list[Message]) -> list[Message]:
         for block in message.content:
             if isinstance(block, TextBlock):
                 content.append(block)
+            elif isinstance(block, ImageBlock):
+                content.append(TextBlock(text=f"[image: {block.name or block.media_type}]"))
             elif isinstance(block, ToolUseBlock):
                 content.append(TextBlock(text=f"[tool use: {block.name} {_abridged(json.dumps(block.input))}]"))
             elif isinstance(block, ToolResultBlock):

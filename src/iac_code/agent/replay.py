@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from iac_code.agent import attachments
 from iac_code.agent.loop import INTERRUPTED
 from iac_code.core.conversation import (
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
@@ -27,6 +28,7 @@ from iac_code.core.events import (
     ToolCallStarted,
     ToolCallUpdated,
     UserAttachment,
+    UserImage,
     UserText,
 )
 from iac_code.mcp.names import title_from_name
@@ -37,7 +39,7 @@ log = logging.getLogger(__name__)
 
 
 def replay_events(messages: list[Message], tools: ToolRegistry, ctx: ToolContext) -> Iterator[Event]:
-    """Yield, in order: user text and attached files, agent text and thoughts, and for each tool
+    """Yield, in order: user text, attached files and images, agent text and thoughts, and for each tool
     use a `tool_call`, the events it published (a plan), and its final `tool_call_update`
     (completed or failed; content as live, see the module docstring)."""
     results: dict[str, ToolResultBlock] = {
@@ -54,6 +56,8 @@ def replay_events(messages: list[Message], tools: ToolRegistry, ctx: ToolContext
                     yield UserAttachment(attached.uri, attached.name, attached.text)
                 else:
                     yield UserText(block.text)
+            elif isinstance(block, ImageBlock):
+                yield UserImage(block.data, block.media_type, block.name)
             elif isinstance(block, ThinkingBlock):
                 yield ThinkingDelta(block.thinking)
             elif isinstance(block, ToolUseBlock):

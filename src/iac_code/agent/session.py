@@ -21,7 +21,7 @@ from iac_code.agent.permissions import PermissionGate, PermissionPolicy, Permiss
 from iac_code.agent.project_mcp import approved_servers
 from iac_code.agent.system_prompt import build_system_prompt
 from iac_code.config import ModeId, Settings, ThoughtLevel
-from iac_code.core.conversation import Conversation, Message, TextBlock
+from iac_code.core.conversation import Conversation, ImageBlock, Message, TextBlock
 from iac_code.core.events import EventSink, Notice, TitleChanged
 from iac_code.core.provider import Provider, Usage
 from iac_code.mcp.hub import McpHub
@@ -279,7 +279,7 @@ class Session:
             self._handover = True
 
     async def prompt(
-        self, content: list[TextBlock], emit: EventSink, prompter: PermissionPrompter | None
+        self, content: list[TextBlock | ImageBlock], emit: EventSink, prompter: PermissionPrompter | None
     ) -> TurnResult:
         """Run one prompt turn (or a slash command) for the user's `content`.
 
@@ -309,15 +309,16 @@ class Session:
             finally:
                 self._turn, self._handover = None, False
 
-    async def _run(self, content: list[TextBlock], emit: EventSink, prompter: PermissionPrompter | None) -> TurnResult:
+    async def _run(self, content: list[TextBlock | ImageBlock], emit: EventSink, prompter: PermissionPrompter | None) -> TurnResult:
         try:
-            text = "".join(b.text for b in content).strip()
+            texts = [b.text for b in content if isinstance(b, TextBlock)]
+            text = "".join(texts).strip()
             if text.startswith("/"):
                 name, _, args = text[1:].partition(" ")
                 if any(c.name == name for c in COMMANDS):
                     return await run_command(self, name, args.strip(), emit)
             if self.meta.title is None:
-                title = title_from("\n".join(b.text for b in content if attachments.parse(b.text) is None))
+                title = title_from("\n".join(t for t in texts if attachments.parse(t) is None))
                 if title:
                     self.meta.title = title
                     await emit(TitleChanged(title))

@@ -1,7 +1,7 @@
 """The conversation model: messages made of content blocks, in the shape of Anthropic's Messages API.
 
 A conversation is a list of `Message`s alternating between the user and the assistant. User
-messages carry text, or the `tool_result`s answering the assistant's `tool_use`s; assistant
+messages carry text (and images the user attached), or the `tool_result`s answering the assistant's `tool_use`s; assistant
 messages carry text, `thinking` (with its signature, sent back verbatim) and `tool_use` blocks.
 This is the provider-neutral form stored in session files and handed to providers.
 """
@@ -32,6 +32,23 @@ class TextBlock(BaseModel):
 
     type: Literal["text"] = "text"
     text: str
+
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+"""The image formats the Messages API accepts."""
+IMAGE_TOKENS = 1600
+"""What an image counts for in `estimate_tokens`: about the most the Messages API charges for one
+(it scales them to at most ~1.15 megapixels, ~1,600 tokens)."""
+
+
+class ImageBlock(BaseModel):
+    """An image the user attached: `data` is its base64 encoding, `media_type` one of
+    `IMAGE_TYPES`, `name` what the client called it (a file name or URI), for the replay."""
+
+    type: Literal["image"] = "image"
+    media_type: str
+    data: str
+    name: str | None = None
 
 
 class ThinkingBlock(BaseModel):
@@ -68,7 +85,7 @@ class ToolResultBlock(BaseModel):
 
 
 ContentBlock = Annotated[
-    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock,
+    TextBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock,
     Field(discriminator="type"),
 ]
 
@@ -165,6 +182,8 @@ def estimate_tokens(messages: list[Message], *extra_text: str) -> int:
                 chars += len(b.name) + sum(len(str(v)) for v in b.input.values()) + 16
             elif isinstance(b, ToolResultBlock):
                 chars += len(b.content)
+            elif isinstance(b, ImageBlock):
+                chars += IMAGE_TOKENS * 4
             else:
                 chars += len(b.data)
     return chars // 4 + 1

@@ -48,6 +48,16 @@ class UserAttachment:
 
 
 @dataclass(slots=True)
+class UserImage:
+    """An image the user attached to a prompt (`data` base64, `media_type`, `name` as the client
+    gave it: a `file://` URI or None); replay only."""
+
+    data: str
+    media_type: str
+    name: str | None = None
+
+
+@dataclass(slots=True)
 class Location:
     """A file (absolute path) and optionally a 1-based line a tool call touches."""
 
@@ -152,6 +162,7 @@ Event = (
     | ThinkingDelta
     | UserText
     | UserAttachment
+    | UserImage
     | ToolCallStarted
     | ToolCallUpdated
     | PlanUpdated

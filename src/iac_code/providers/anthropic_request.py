@@ -11,6 +11,7 @@ from typing import Any
 
 from iac_code.core.conversation import (
     ContentBlock,
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
@@ -85,6 +86,8 @@ def _sendable(block: ContentBlock) -> bool:
 
 
 def _block_param(block: ContentBlock) -> dict[str, Any]:
+    if isinstance(block, ImageBlock):  # the Messages API's base64 image source
+        return {"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}}
     param = block.model_dump(mode="json")
     if isinstance(block, ToolResultBlock) and not block.content:
         del param["content"]

@@ -14,7 +14,8 @@ Script format (file named by `IAC_CODE_SCRIPT`)::
 
 Each model request of a session takes the first turn not yet used by that session whose
 `match` occurs (case-sensitively) in the latest user message: its text, or for a message that
-returns tool results, the results' text. Text and thinking stream in word-sized chunks,
+returns tool results, the results' text; an image the user attached counts as the text
+`[image: <type>, <N> bytes]`. Text and thinking stream in word-sized chunks,
 `chunk_delay_ms` apart. An `error` block raises a `ProviderError` of that kind at that point of
 the stream (its `usage`: the request's input and the output streamed so far). `stop_reason`
 defaults to `tool_use` when the turn has a tool use, else `end_turn`. Usage is estimated at four
@@ -24,6 +25,7 @@ characters per token (the input is reported as the stream starts, as the API doe
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 import uuid
@@ -35,6 +37,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from iac_code.core.conversation import (
     ContentBlock,
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
@@ -126,6 +129,8 @@ def _latest_user_text(messages: list[Message]) -> str:
                     parts.append(b.text)
                 elif isinstance(b, ToolResultBlock):
                     parts.append(b.content)
+                elif isinstance(b, ImageBlock):  # what a script can match on: `[image: image/png, 67 bytes]`
+                    parts.append(f"[image: {b.media_type}, {len(base64.b64decode(b.data))} bytes]")
             return "\n".join(parts)
     return ""
 
