@@ -104,7 +104,9 @@ def _sed_delimited(script: str, i: int, fields: int) -> int:
     return i
 
 
-_AWK_REFUSED = re.compile(r"system|getline|ENVIRON|PROCINFO|ARGV|close|fflush|@|\|")
+_AWK_REFUSED = re.compile(r"system|getline|ENVIRON|PROCINFO|SYMTAB|FUNCTAB|ARGV|close|fflush|@|\|")
+"""`SYMTAB`/`FUNCTAB` are gawk's indirect access to every variable and function by a name the
+program can build (`SYMTAB["ENV" "IRON"]`)."""
 
 
 def awk_program_ok(program: str) -> bool:
@@ -117,14 +119,16 @@ def awk_program_ok(program: str) -> bool:
     return first_print < 0 or ">" not in program[first_print:]
 
 
-_JQ_REFUSED = re.compile(r"\$ENV|\benv\b|\bimport\b|\binclude\b")
-_YQ_REFUSED = re.compile(r"\b(strenv|load\w*|eval|env\w*)\b|\$ENV|\bimport\b|\binclude\b")
+_JQ_REFUSED = re.compile(r"\bENV\b|\benv\b|\bimport\b|\binclude\b|\bmodulemeta\b")
+"""`ENV` as a word, not `$ENV`: jq 1.6 takes `$ ENV` (a space, a tab, a comment between) for it."""
+_YQ_REFUSED = re.compile(r"\b(strenv|load\w*|eval|env\w*)\b|\bENV\b|\bimport\b|\binclude\b|\bmodulemeta\b")
 _YQ_SUBCOMMANDS = frozenset({"e", "eval", "ea", "eval-all"})
 
 
 def jq_filter_ok(program: str) -> bool:
-    """Whether the jq `program` reads only its input: no environment (`env`, `$ENV`: where the
-    agent's settings are), no modules from files (`import`, `include`)."""
+    """Whether the jq `program` reads only its input: no environment (`env`, `$ENV`, also written
+    `$ ENV`: where the agent's settings are), no modules from files (`import`, `include`,
+    `modulemeta`)."""
     return _JQ_REFUSED.search(program) is None
 
 
