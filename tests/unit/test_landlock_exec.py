@@ -1,6 +1,8 @@
-"""The Landlock backend's program (`tools/sandbox/landlock_exec.py`), run as the agent runs it: with
-a mount namespace of its own where it can make one, and with Landlock alone where it cannot
-(inside a bubblewrap sandbox that forbids new user namespaces and holds no capability)."""
+"""The Landlock backend (`tools/sandbox/landlock_exec.py`) both ways the agent uses it: as a program
+(the editor's terminal) and as a `Confinement` its forked child applies before the exec (a local
+command); with a mount namespace of its own where one can be made, and with Landlock alone where
+it cannot (inside a bubblewrap sandbox that forbids new user namespaces and holds no capability,
+or `mounts=False`)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 
 from iac_code.tools.sandbox import detect
 from iac_code.tools.sandbox.backends import LANDLOCK_EXEC
+from iac_code.tools.sandbox.landlock_exec import Confinement
 
 SCRIPT = """
 P=$1 H=$2 T=$3
@@ -53,8 +56,16 @@ def helper(project: Path, home: Path, tmp: Path) -> list[str]:
             "--", "/bin/bash", "-c", SCRIPT, "probe", str(project), str(home), str(tmp)]  # fmt: skip
 
 
-def outcome(argv: list[str]) -> dict[str, str]:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+def confined(project: Path, home: Path, tmp: Path, *, mounts: bool | None = None) -> dict[str, str]:
+    """The probe run as a local command: the confinement prepared here, applied in the forked child."""
+    argv = ["/bin/bash", "-c", SCRIPT, "probe", str(project), str(home), str(tmp)]
+    with Confinement([str(project), str(tmp)], [str(project / ".git")], [str(project / ".env"), str(home / ".ssh")],
+                     mounts=mounts) as confinement:  # fmt: skip
+        return outcome(argv, preexec_fn=confinement.apply)
+
+
+def outcome(argv: list[str], preexec_fn=None) -> dict[str, str]:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False, preexec_fn=preexec_fn, start_new_session=True)
     assert done.returncode == 0, done.stderr
     return dict(line.split() for line in done.stdout.splitlines())
 
@@ -62,10 +73,11 @@ def outcome(argv: list[str]) -> dict[str, str]:
 CONTAINED = {"hook": "no", "gitconfig": "no", "dotenv": "no", "key": "no", "outside": "no", "tcp": "no"}
 
 
-def test_with_a_mount_namespace(place):
+@pytest.mark.parametrize("way", ["program", "forked child"])
+def test_with_a_mount_namespace(place, way):
     if detect("landlock").backend != "landlock":
         pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
-    seen = outcome(helper(*place))
+    seen = outcome(helper(*place)) if way == "program" else confined(*place)
     assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "yes", "tmp": "yes", "shm": "yes"}
 
 
@@ -78,4 +90,11 @@ def test_with_landlock_alone(place):
             "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--"]  # fmt: skip
     seen = outcome(jail + helper(*place))
     # the project's top level holds .git and .env: Landlock cannot grant new entries there
+    assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "no", "tmp": "yes", "shm": "yes"}
+
+
+def test_a_forked_child_with_landlock_alone(place):
+    if detect("landlock").backend != "landlock":
+        pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
+    seen = confined(*place, mounts=False)
     assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "no", "tmp": "yes", "shm": "yes"}

@@ -32,6 +32,7 @@ from iac_code.core.events import TextContent
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.bash_terminal import run_in_terminal
 from iac_code.tools.files import ArgvStr
+from iac_code.tools.sandbox.landlock_exec import Unavailable
 from iac_code.tools.shell import (
     HEAD_BYTES,
     TAIL_BYTES,
@@ -39,6 +40,7 @@ from iac_code.tools.shell import (
     clean_terminal_output,
     command_argv,
     command_environment,
+    command_launch,
     command_result,
 )
 
@@ -125,18 +127,24 @@ class BashTool(Tool[BashInput]):
 
     async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:
         timeout = params.timeout or DEFAULT_TIMEOUT
-        argv, sandbox = command_argv(params.command, ctx, params.sandbox)
         if ctx.terminals is not None:
+            argv, sandbox = command_argv(params.command, ctx, params.sandbox)
             return await run_in_terminal(argv, sandbox, timeout, ctx)
+        try:
+            launch, sandbox = command_launch(params.command, ctx, params.sandbox)
+        except Unavailable as exc:
+            return ToolResult.error(f"The sandbox cannot confine the command here ({exc}); it did not run.")
         read_fd, write_fd = os.pipe()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=ctx.cwd, env=command_environment(ctx.secrets, sandbox),
-                stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
-            )  # fmt: skip
+            with launch:
+                proc = await asyncio.create_subprocess_exec(
+                    *launch.argv, cwd=ctx.cwd, env=command_environment(ctx.secrets, sandbox),
+                    stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
+                    preexec_fn=launch.preexec,
+                )  # fmt: skip
         except OSError as exc:
             os.close(read_fd)
-            return ToolResult.error(f"Cannot start {argv[0]}: {exc.strerror or exc}.")
+            return ToolResult.error(f"Cannot start {launch.argv[0]}: {exc.strerror or exc}.")
         except BaseException:  # e.g. cancelled while the process was being set up
             os.close(read_fd)
             raise

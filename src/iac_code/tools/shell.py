@@ -10,7 +10,7 @@ import signal
 
 from iac_code.redact import Redactor
 from iac_code.tools.base import ToolContext, ToolResult
-from iac_code.tools.sandbox import Sandbox, blocked_hint
+from iac_code.tools.sandbox import Launch, Sandbox, blocked_hint
 
 HEAD_BYTES = 10_000
 TAIL_BYTES = 20_000
@@ -46,12 +46,23 @@ def command_environment(secrets: Redactor, sandbox: Sandbox | None = None) -> di
 
 
 def command_argv(command: str, ctx: ToolContext, sandboxed: bool) -> tuple[list[str], Sandbox | None]:
-    """The argv running the bash `command` (`/bin/bash -c`), wrapped by the session's sandbox
-    when `sandboxed` (the call's `sandbox` input) and the session has one; and that sandbox."""
+    """The argv running the bash `command` (`/bin/bash -c`) in the client's terminal, wrapped by
+    the session's sandbox when `sandboxed` (the call's `sandbox` input) and the session has one;
+    and that sandbox."""
     argv = ["/bin/bash", "-c", command]
     if not sandboxed or ctx.sandbox is None:
         return argv, None
     return ctx.sandbox.wrap(argv, ctx.cwd, ctx.config_dir), ctx.sandbox
+
+
+def command_launch(command: str, ctx: ToolContext, sandboxed: bool) -> tuple[Launch, Sandbox | None]:
+    """How to start the bash `command` as a local process (`Sandbox.launch`), in the session's
+    sandbox when `sandboxed` and the session has one; and that sandbox. Raises
+    `landlock_exec.Unavailable` when the sandbox cannot confine it."""
+    argv = ["/bin/bash", "-c", command]
+    if not sandboxed or ctx.sandbox is None:
+        return Launch(argv), None
+    return ctx.sandbox.launch(argv, ctx.cwd, ctx.config_dir), ctx.sandbox
 
 
 _ESCAPES = re.compile(r"\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")

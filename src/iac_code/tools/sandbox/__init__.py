@@ -2,9 +2,10 @@
 
 `detect(setting)` finds the backend that works here (`backends`); `policy.command_policy` says
 what one command may write, read and reach; a session's `Sandbox` turns a command's argv into the
-argv that runs it under that policy (`Sandbox.wrap`) and gives its environment
-(`Sandbox.environment`), for a local process (`tools/bash.py`) and the client's terminal
-(`tools/bash_terminal.py`) alike. `blocked_hint` tells the model when a failure looks like the
+argv that runs it under that policy (`Sandbox.wrap`, for the client's terminal:
+`tools/bash_terminal.py`) or how to start it as a local process (`Sandbox.launch`: bubblewrap's
+argv, or for Landlock the command itself and the confinement its forked child applies before the
+exec, `tools/bash.py`), and gives its environment (`Sandbox.environment`). `blocked_hint` tells the model when a failure looks like the
 sandbox's doing. `protect_agent` keeps the agent's own process out of its commands' reach.
 """
 
@@ -18,12 +19,12 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from iac_code.redact import is_credential_name
-from iac_code.tools.sandbox.backends import INSTALL_HINT, Backend, Detection, Setting, detect, wrap
+from iac_code.tools.sandbox.backends import INSTALL_HINT, Backend, Detection, Setting, confinement, detect, wrap
 from iac_code.tools.sandbox.policy import HOME_SECRETS, Policy, command_policy
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ __all__ = [
     "INSTALL_HINT",
     "Backend",
     "Detection",
+    "Launch",
     "Policy",
     "Sandbox",
     "Setting",
@@ -42,6 +44,24 @@ __all__ = [
     "protect_agent",
     "wrap",
 ]
+
+
+@dataclass(slots=True)
+class Launch:
+    """How to start one command as a local process: `argv`, and `preexec` (None, or what the
+    forked child calls just before its exec: `landlock_exec.Confinement.apply`). Use it as a
+    context manager around the start: leaving it releases what the confinement holds here."""
+
+    argv: list[str]
+    preexec: Callable[[], None] | None = None
+    close: Callable[[], None] | None = None
+
+    def __enter__(self) -> Launch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.close is not None:
+            self.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +92,19 @@ class Sandbox:
         if not policy.complete:
             log.warning("the project %s is too large to search whole for secret files: only those found are hidden", cwd)
         return wrap(self.backend, policy, argv)
+
+    def launch(self, argv: list[str], cwd: Path, config_dir: Path) -> Launch:
+        """How to start `argv` in `cwd` inside the sandbox as a local process: bubblewrap's argv;
+        for Landlock `argv` itself with the confinement prepared here (ruleset, seccomp program)
+        and applied by the forked child (no second interpreter). Raises `landlock_exec.Unavailable`
+        when the confinement cannot be prepared (the command must not run)."""
+        policy = self.policy(cwd, config_dir)
+        if not policy.complete:
+            log.warning("the project %s is too large to search whole for secret files: only those found are hidden", cwd)
+        if self.backend != "landlock":
+            return Launch(wrap(self.backend, policy, argv))
+        confined = confinement(policy)
+        return Launch(list(argv), confined.apply, confined.close)
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """`env` for a sandboxed command: no variable whose name says it holds a credential

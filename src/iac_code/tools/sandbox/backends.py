@@ -1,8 +1,9 @@
 """Which sandbox backend works here, and the argv that runs a command under it.
 
 Backends, in order of preference (PROTOCOL.md, Command sandbox): bubblewrap (`bwrap`, when
-installed and able to make its namespaces here), Landlock (Linux >= 5.13, through the
-stand-alone `landlock_exec.py`), none. The setting `sandbox` (`IAC_CODE_SANDBOX`) is `auto`
+installed and able to make its namespaces here), Landlock (Linux >= 5.13, `landlock_exec.py`:
+applied in the forked child before the exec of a local command, `confinement`, or run as a
+program where an argv is needed, `landlock_argv`), none. The setting `sandbox` (`IAC_CODE_SANDBOX`) is `auto`
 (the first that works), `bwrap` or `landlock` (that one, else none) or `off`.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from iac_code.tools.sandbox import landlock_exec
 from iac_code.tools.sandbox.policy import Policy
 
 Backend = Literal["bwrap", "landlock", "none"]
@@ -139,3 +141,16 @@ def landlock_argv(policy: Policy, argv: list[str]) -> list[str]:
     if policy.network:
         out.append("--network")
     return [*out, "--", *argv]
+
+
+def confinement(policy: Policy) -> landlock_exec.Confinement:
+    """The Landlock confinement of `policy` for a command started by this process (its forked
+    child calls `apply` before the exec; call `close` once it has started). Raises
+    `landlock_exec.Unavailable`."""
+    return landlock_exec.Confinement(
+        [str(p) for p in policy.writable],
+        [str(p) for p in policy.read_only],
+        [str(p) for p in policy.hidden],
+        blank=str(policy.blank),
+        network=policy.network,
+    )

@@ -1,20 +1,24 @@
-"""Run a command under Landlock and a seccomp network filter (the sandbox's Landlock backend).
+"""Confine a command with Landlock and a seccomp network filter (the sandbox's Landlock backend).
 
     python3 -I -S landlock_exec.py [--write PATH]... [--read-only PATH]... [--hide PATH]...
                                    [--blank FILE] [--network] -- PROGRAM [ARG]...
 
-A stand-alone script, standard library only (it is run by path with `-I -S`, also by an editor
-running the command in its terminal), that restricts itself and then execs PROGRAM:
+Standard library only, used two ways: imported by the agent, which prepares a `Confinement` before
+it starts a command and applies it in the forked child just before the exec (`preexec_fn`: no
+second interpreter), and run by path with `-I -S` where an argv is needed (the command runs in
+the editor's terminal), when it confines itself and then execs PROGRAM. A command gets:
 
-- a mount namespace of its own where it can make one (as root, or in a user namespace of its
-  own): each `--read-only` path bound read-only onto itself, each `--hide` path covered (an
-  empty read-only tmpfs over a directory, the empty `--blank` FILE (default /dev/null) over a file);
+- a mount namespace of its own where one can be made (as root, or in a user namespace of its
+  own; probed once per process): each `--read-only` path bound read-only onto itself, each
+  `--hide` path covered (an empty read-only tmpfs over a directory, the empty `--blank` FILE
+  (default /dev/null) over a file), and a private tmpfs on /dev/shm;
 - Landlock (Linux >= 5.13): everything may be read and executed; the `--write` trees may be
-  changed too, and /dev/shm (a private tmpfs in the mount namespace). A `--read-only` or `--hide` path that no mount covered is left out of the grants
-  instead (only read, or not read at all; its name stays listed). Landlock only grants, so a tree
-  holding such a path is granted entry by entry: a directory holding one keeps its existing files
-  writable but gets no new entries of its own (its subdirectories without such paths are granted
-  whole). Landlock also forbids mounting and unmounting, so no mount above can be undone;
+  changed too, and /dev/shm. Where no mount namespace can be made, the `--read-only` and `--hide`
+  paths are left out of the grants instead (only read, or not read at all; their names stay
+  listed). Landlock only grants, so a tree holding such a path is granted entry by entry: a
+  directory holding one keeps its existing files writable but gets no new entries of its own
+  (its subdirectories without such paths are granted whole). Landlock also forbids mounting and
+  unmounting, so no mount above can be undone;
 - no capabilities: the bounding set emptied and root given none on exec (`SECBIT_NOROOT`), so a
   command run as root can neither undo the restrictions nor read the non-dumpable agent's memory
   and environment;
@@ -26,7 +30,8 @@ running the command in its terminal), that restricts itself and then execs PROGR
 - `PR_SET_NO_NEW_PRIVS`, so nothing it execs gains privileges; a new session (`setsid`), so it
   has no controlling terminal to push keystrokes into.
 
-If any of this cannot be applied the command is not run: exit status 126 and the reason on stderr.
+If any of this cannot be applied the command is not run: exit status 126 and the reason on
+stderr (`Unavailable` in the preparing process).
 """
 
 import ctypes
@@ -72,11 +77,26 @@ AF_UNIX = 1
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
+for _name in ("prctl", "syscall", "mount", "unshare"):  # looked up now: a forked child must not call dlsym
+    getattr(libc, _name)
+
+
+class Unavailable(Exception):
+    """The confinement cannot be prepared here (raised in the preparing process; the command must not run)."""
+
+
+class PathBeneath(ctypes.Structure):
+    """`struct landlock_path_beneath_attr`."""
+
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
 def fail(message):
-    sys.stderr.write(f"iac-code sandbox (landlock): {message}; the command did not run\n")
-    sys.stderr.flush()
+    """End this process (one that was to exec the command) with exit status 126 and `message`
+    on stderr. Only a system call writes it: in a forked child the parent's `sys.stderr` (its
+    buffer, its lock) is not to be touched."""
+    os.write(2, f"iac-code sandbox (landlock): {message}; the command did not run\n".encode("utf-8", "replace"))
     os._exit(126)
 
 
@@ -146,73 +166,101 @@ class Rules:
         self.found[path] = self.found.get(path, 0) | rights
 
 
-def apply_landlock(writable, read_only, hidden):
-    abi = abi_version()
-    if abi < 1:
-        fail("Landlock is not available in this kernel (Linux >= 5.13 with Landlock enabled)")
+def make_ruleset(abi, writable, limits, shared_memory):
+    """A Landlock ruleset (its fd, close-on-exec) reading everything, writing the `writable`
+    trees and the devices (and /dev/shm when `shared_memory`), less what `limits` takes away."""
     handled = handled_rights(abi)
-    limits = {p: READ for p in read_only}
-    limits.update({p: 0 for p in hidden})
     rules = Rules(handled, limits)
     rules.grant("/", READ)
     for path in writable:
         rules.grant(path, handled)
     for path in DEVICES:
         rules.grant(path, READ | WRITE_FILE | IOCTL_DEV)
-    if os.path.isdir(SHARED_MEMORY):
+    if shared_memory and os.path.isdir(SHARED_MEMORY):
         rules.grant(SHARED_MEMORY, handled)
     scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
     attr = struct.pack("QQQ", handled, 0, scoped) if abi >= 6 else struct.pack("Q", handled)
     try:
         ruleset = syscall(SYS_CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
     except OSError as exc:
-        fail(f"cannot create a Landlock ruleset: {exc.strerror}")
-    for path, rights in rules.found.items():
-        try:
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
-        except OSError:
-            continue  # gone meanwhile: nothing to grant
-        try:
-            if not os.path.isdir(path):
-                rights &= FILE_RIGHTS
-            beneath = struct.pack("=Qi", rights, fd)
-            syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), ctypes.c_char_p(beneath), ctypes.c_uint32(0))
-        except OSError as exc:
-            fail(f"cannot add the Landlock rule for {path}: {exc.strerror}")
-        finally:
-            os.close(fd)
+        raise Unavailable(f"cannot create a Landlock ruleset: {exc.strerror}") from None
     try:
-        syscall(SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+        for path, rights in rules.found.items():
+            add_rule(ruleset, path, rights, gone_ok=True)
+    except BaseException:
+        os.close(ruleset)
+        raise
+    return ruleset
+
+
+def add_rule(ruleset, path, rights, gone_ok=False):
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError as exc:
-        fail(f"cannot enforce the Landlock ruleset: {exc.strerror}")
-    os.close(ruleset)
+        if gone_ok:
+            return  # gone meanwhile: nothing to grant
+        raise Unavailable(f"cannot open {path}: {exc.strerror}") from None
+    try:
+        if not os.path.isdir(path):
+            rights &= FILE_RIGHTS
+        beneath = PathBeneath(rights, fd)
+        syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(beneath), ctypes.c_uint32(0))
+    except OSError as exc:
+        raise Unavailable(f"cannot add the Landlock rule for {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def enter_mount_namespace():
-    """A mount namespace of our own (as root directly, else in a new user namespace mapping our
-    uid and gid to themselves) with private mounts; False where none can be made."""
+    """Make this process a mount namespace of its own with private mounts (as root directly, else
+    in a new user namespace mapping our uid and gid to themselves); False where that cannot be done
+    (then the process may be left in a user namespace of its own: probe in a child)."""
     uid, gid = os.getuid(), os.getgid()
     if libc.unshare(CLONE_NEWNS) != 0:
         if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
             return False
-        try:
-            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-                with open(f"/proc/self/{name}", "w") as f:
-                    f.write(text)
-        except OSError as exc:
-            fail(f"cannot map the user namespace: {exc.strerror}")
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            try:
+                fd = os.open(f"/proc/self/{name}", os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                return False
+            try:
+                os.write(fd, text.encode())
+            except OSError:
+                return False
+            finally:
+                os.close(fd)
     try:
-        mount(None, "/", None, MS_REC | MS_PRIVATE)
+        mount(None, b"/", None, MS_REC | MS_PRIVATE)
     except OSError:
         return False
     return True
 
 
-def mount(source, target, fstype, flags, data=None):
-    def arg(text):
-        return None if text is None else os.fsencode(text)
+_MOUNTS_WORK = {}
 
-    if libc.mount(arg(source), arg(target), arg(fstype), ctypes.c_ulong(flags), arg(data)) != 0:
+
+def mount_namespace_works():
+    """Whether a child of this process can make the mount namespace `enter_mount_namespace`
+    makes (probed once per process, in a child that exits without exec'ing anything)."""
+    if "works" not in _MOUNTS_WORK:
+        import subprocess  # only here: the stand-alone program starts faster without it
+
+        def probe():
+            os._exit(0 if enter_mount_namespace() else 1)
+
+        try:
+            done = subprocess.run([sys.executable], preexec_fn=probe, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False)  # fmt: skip
+            _MOUNTS_WORK["works"] = done.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _MOUNTS_WORK["works"] = False
+    return _MOUNTS_WORK["works"]
+
+
+def mount(source, target, fstype, flags, data=None):
+    """mount(2) with bytes (or None) arguments."""
+    if libc.mount(source, target, fstype, ctypes.c_ulong(flags), data) != 0:
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
@@ -223,29 +271,90 @@ def bind_read_only(source, target):
     mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
 
 
-def cover(read_only, hidden, blank):
-    """Mount over the protected paths; the ones left for Landlock (no mount could be made)."""
-    if not enter_mount_namespace():
-        return read_only, hidden
-    try:  # the commands' shared memory is their own, not the machine's
-        mount("tmpfs", SHARED_MEMORY, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
-    except OSError:
-        pass
-    left_read_only, left_hidden = [], []
-    for path in read_only:
+class Confinement:
+    """A command's confinement, prepared in the process that will start it, so that `apply` (run
+    in the process that then execs the command: a forked child, as `preexec_fn`) is system calls
+    on ready-made arguments: the Landlock ruleset (an fd) and the seccomp program are built here.
+
+    `writable`, `read_only`, `hidden`: real absolute paths; `blank`: the empty file shown over a
+    hidden file; `network`: no seccomp filter; `mounts`: whether `apply` makes a mount namespace
+    to cover the read-only and hidden paths (default: where a child of this process can,
+    `mount_namespace_works`), else Landlock alone keeps them. Raises `Unavailable`. `close` (or
+    `with`) releases the ruleset in this process once the child has started.
+    """
+
+    def __init__(self, writable, read_only=(), hidden=(), blank="/dev/null", network=False, mounts=None):
+        abi = abi_version()
+        if abi < 1:
+            raise Unavailable("Landlock is not available in this kernel (Linux >= 5.13 with Landlock enabled)")
+        self.mounts = mount_namespace_works() if mounts is None else mounts
+        if self.mounts:  # (target, source or None for an empty tmpfs), in order
+            self.covers = [(os.fsencode(p), os.fsencode(p)) for p in read_only]
+            for p in hidden:
+                directory = os.path.isdir(p) and not os.path.islink(p)
+                self.covers.append((os.fsencode(p), None if directory else os.fsencode(blank)))
+            limits = {}
+        else:
+            self.covers = []
+            limits = {p: READ for p in read_only}
+            limits.update({p: 0 for p in hidden})
+        self.seccomp = None if network else seccomp_program()
+        self.shared_memory = PathBeneath(handled_rights(abi), -1)  # the child's private /dev/shm, granted there
+        self.ruleset = make_ruleset(abi, writable, limits, shared_memory=not self.mounts)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Release the ruleset's fd in this process (the child that applied it holds its own)."""
+        if self.ruleset >= 0:
+            os.close(self.ruleset)
+            self.ruleset = -1
+
+    def apply(self, in_namespace=False):
+        """Confine this process (see the module docstring; `in_namespace`: it already has a mount
+        namespace of its own); on any failure end it (`fail`). Only system calls through ctypes
+        and `os` on prepared arguments: no import, no lock another thread may hold."""
+        if self.mounts:
+            self.cover(in_namespace)
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            fail(f"cannot set no_new_privs: {os.strerror(ctypes.get_errno())}")
+        if libc.syscall(ctypes.c_long(SYS_RESTRICT_SELF), ctypes.c_int(self.ruleset), ctypes.c_uint32(0)) != 0:
+            fail(f"cannot enforce the Landlock ruleset: {os.strerror(ctypes.get_errno())}")
+        drop_capabilities()
+        if self.seccomp is not None:
+            _, fprog = self.seccomp
+            if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) != 0:
+                fail(f"cannot install the seccomp network filter: {os.strerror(ctypes.get_errno())}")
+
+    def cover(self, in_namespace):
+        """In a mount namespace of this process's own: the read-only paths bound read-only onto
+        themselves, the hidden ones covered (an empty read-only tmpfs over a directory, `blank`
+        over a file), /dev/shm a private tmpfs (granted in the ruleset)."""
+        if not in_namespace and not enter_mount_namespace():
+            fail("cannot make a mount namespace")
+        for target, source in self.covers:
+            try:
+                if source is None:
+                    mount(b"tmpfs", target, b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"size=4k,mode=555")
+                else:
+                    bind_read_only(source, target)
+            except OSError as exc:
+                if exc.errno != errno.ENOENT:  # gone meanwhile: nothing to cover
+                    fail(f"cannot protect {os.fsdecode(target)}: {exc.strerror}")
         try:
-            bind_read_only(path, path)
+            mount(b"tmpfs", SHARED_MEMORY.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=1777")
+            fd = os.open(SHARED_MEMORY, os.O_PATH | os.O_CLOEXEC | os.O_DIRECTORY)
         except OSError:
-            left_read_only.append(path)
-    for path in hidden:
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=555")
-            else:
-                bind_read_only(blank, path)
-        except OSError:
-            left_hidden.append(path)
-    return left_read_only, left_hidden
+            return  # no /dev/shm here: nothing to grant
+        self.shared_memory.parent_fd = fd
+        if libc.syscall(ctypes.c_long(SYS_ADD_RULE), ctypes.c_int(self.ruleset), ctypes.c_int(RULE_PATH_BENEATH),
+                        ctypes.byref(self.shared_memory), ctypes.c_uint32(0)) != 0:  # fmt: skip
+            fail(f"cannot grant {SHARED_MEMORY}: {os.strerror(ctypes.get_errno())}")
+        os.close(fd)
 
 
 def drop_capabilities():
@@ -258,26 +367,34 @@ def drop_capabilities():
             break  # past the last capability this kernel knows
     libc.prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0)
     kept = capability_sets()
-    if kept.get("CapBnd", 1) or kept.get("CapInh", 1):  # what an exec could give back
+    if kept.get(b"CapBnd", 1) or kept.get(b"CapInh", 1):  # what an exec could give back
         fail("cannot take the capabilities away")
 
 
 def capability_sets():
-    """This process's capability sets (`CapInh`, `CapPrm`, `CapEff`, `CapBnd`, `CapAmb`) as numbers."""
+    """This process's capability sets (`CapInh`, `CapPrm`, `CapEff`, `CapBnd`, `CapAmb`, bytes)
+    as numbers, read with system calls only (no Python file object in a forked child)."""
+    fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        text = b""
+        while chunk := os.read(fd, 65536):
+            text += chunk
+    finally:
+        os.close(fd)
     found = {}
-    with open("/proc/self/status") as status:
-        for line in status:
-            name, _, value = line.partition(":")
-            if name.startswith("Cap"):
-                found[name] = int(value, 16)
+    for line in text.split(b"\n"):
+        name, _, value = line.partition(b":")
+        if name.startswith(b"Cap"):
+            found[name] = int(value.strip(), 16)
     return found
 
 
 def network_filter():
-    """A seccomp BPF program (bytes of `struct sock_filter`s) refusing network syscalls."""
+    """A seccomp BPF program (bytes of `struct sock_filter`s) refusing network syscalls, and its
+    length; raises `Unavailable` on an architecture it has no numbers for."""
     machine = os.uname().machine
     if machine not in ARCHES:
-        fail(f"no seccomp network filter for the {machine} architecture")
+        raise Unavailable(f"no seccomp network filter for the {machine} architecture")
     arch, sock, connect, accept, bind, listen, accept4, io_uring = ARCHES[machine]
     allow, eperm = 0x7FFF0000, 0x00050000 | errno.EPERM
     eafnosupport, enosys = 0x00050000 | errno.EAFNOSUPPORT, 0x00050000 | errno.ENOSYS
@@ -314,12 +431,13 @@ def network_filter():
     return b"".join(struct.pack("HBBI", *op) for op in program), len(program)
 
 
-def apply_seccomp():
+def seccomp_program():
+    """(the filter's buffer, its `struct sock_fprog`), ready for `prctl(PR_SET_SECCOMP)`: keep
+    both alive until it is installed."""
     code, count = network_filter()
     buffer = ctypes.create_string_buffer(code, len(code))
-    fprog = struct.pack("HxxxxxxP", count, ctypes.addressof(buffer))
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
-        fail(f"cannot install the seccomp network filter: {os.strerror(ctypes.get_errno())}")
+    fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", count, ctypes.addressof(buffer)))
+    return buffer, fprog
 
 
 def parse(argv):
@@ -343,14 +461,14 @@ def parse(argv):
 
 
 def main(argv):
+    """The stand-alone program: confine this process, start a new session, exec the command."""
     writable, read_only, hidden, blank, network, command = parse(argv)
-    read_only, hidden = cover(read_only, hidden, blank)
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        fail(f"cannot set no_new_privs: {os.strerror(ctypes.get_errno())}")
-    apply_landlock(writable, read_only, hidden)
-    drop_capabilities()
-    if not network:
-        apply_seccomp()
+    in_namespace = enter_mount_namespace()
+    try:
+        confinement = Confinement(writable, read_only, hidden, blank, network, mounts=in_namespace)
+    except Unavailable as exc:
+        fail(str(exc))
+    confinement.apply(in_namespace=in_namespace)
     try:
         os.setsid()  # no controlling terminal to push keystrokes into
     except OSError:
