@@ -27,7 +27,8 @@ def action(policy, tool, raw, ctx) -> str:
     "path",
     [".git/hooks/pre-commit", ".git/config", ".iac-code/settings.json", ".envrc", ".env.local", ".bashrc", ".zshrc",
      ".profile", ".config/fish/config.fish", ".aws/config", ".ssh/config", ".kube/config", ".aliyun/config.json",
-     "sub/.git/hooks/post-checkout", ".gitconfig"],
+     "sub/.git/hooks/post-checkout", ".gitconfig", ".vscode/tasks.json", ".vscode/settings.json", ".idea/workspace.xml",
+     ".gitmodules", ".tflint.hcl", ".tflint.d/plugins/tflint-ruleset-x", ".checkov.yaml"],
 )
 @pytest.mark.parametrize("mode", ["default", "accept_edits"])
 def test_writes_to_sensitive_paths_ask_and_no_rule_covers_them(ctx, path, mode):

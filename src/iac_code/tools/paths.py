@@ -40,18 +40,23 @@ _SSH_KEY = re.compile(r"id_(rsa|dsa|ecdsa|ed25519|xmss)([-_.][^/]*)?")
 PLAIN_CONFIG_DIRS = frozenset({".ssh", ".aws", ".azure"})
 """Sensitive directories whose `config` file holds settings, not secrets (unlike `.kube/config`)."""
 
-CONTROL_DIR_NAMES = frozenset({".git", ".iac-code", ".aliyun", ".terraform"}) | SENSITIVE_DIR_NAMES
+CONTROL_DIR_NAMES = frozenset({".git", ".iac-code", ".aliyun", ".terraform", ".vscode", ".idea", ".tflint.d"}) | SENSITIVE_DIR_NAMES
 """Directories whose files, once written, run code or redirect credentials (git hooks and config,
-ssh and cloud CLI config, the agent's own settings, the provider plugins `terraform` starts):
-writes anywhere in them are sensitive."""
+ssh and cloud CLI config, the agent's own settings, the provider plugins `terraform` starts, the
+editor's tasks and settings (`.vscode/tasks.json` runs on opening the folder, `settings.json` can
+switch an assistant's approvals off), the plugins `tflint` starts): writes anywhere in them are
+sensitive."""
 CONTROL_FILE_NAMES = frozenset(
     {
         ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
         ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".gitconfig",
-        ".terraformrc", ".npmrc", ".pypirc", ".mcp.json",
+        ".terraformrc", ".npmrc", ".pypirc", ".mcp.json", ".gitmodules", ".tflint.hcl", ".checkov.yaml",
+        ".checkov.yml",
     }
 )
-"""Shell start-up files and tool settings that run code or hold tokens: writing them is sensitive."""
+"""Shell start-up files and tool settings that run code or hold tokens (`.gitmodules` names what
+git clones; `.tflint.hcl` the plugins tflint starts; `.checkov.yaml` Python checks checkov loads):
+writing them is sensitive."""
 
 
 def sensitive_name(name: str) -> bool:
@@ -140,7 +145,8 @@ def is_sensitive(path: Path, config_dir: Path, *, writing: bool = False) -> bool
     """Whether reading `path` could expose secrets (`SENSITIVE_DIR_NAMES`, `.config/gcloud`,
     `.config/gh`, `sensitive_name`, the config dir), or, with `writing`, whether writing it could
     also run code or redirect credentials (anything under `.git/`, `.iac-code/`, `.terraform/`,
-    `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up files, `.mcp.json`; PROTOCOL.md,
+    `.vscode/`, `.idea/`, `.tflint.d/`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up
+    files, `.mcp.json`, `.gitmodules`, `.tflint.hcl`, `.checkov.yaml`; PROTOCOL.md,
     Permissions: "Sensitive paths"). Names are compared in any letter case. `path` must be real
     (symlinks resolved)."""
     real_config = Path(os.path.realpath(config_dir))
