@@ -18,8 +18,8 @@ def error_text(app) -> str:
 async def test_missing_program_is_reported_in_place(ws):
     app = ws.app([], agent=AgentCommand(("/nonexistent/acp-agent", "--stdio")))
     async with app.run_test(size=(100, 30)) as pilot:
-        # the error block is drawn a moment before the app hears the agent stopped
-        await wait_until(pilot, lambda: app.query(AgentError) and app.agent_state == "stopped", what="the error")
+        await wait_until(pilot, lambda: app.query(AgentError), what="the error")
+        assert app.agent_state == "stopped"  # recorded before the error block is drawn
         assert "Could not start the agent" in app.query_one(AgentError).reason
         assert app.check_action("restart_agent", ()) is True
 

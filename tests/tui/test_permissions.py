@@ -211,18 +211,28 @@ async def send_keeping_draft(pilot, text: str) -> None:
 async def test_typing_when_the_question_appears_suspends_the_letters(ws, monkeypatch):
     """Keys arriving in the moment the question appears (a typing burst) must not answer it:
     `a` is then ignored as an answer and goes to the draft."""
+    import asyncio
+
     import iac_tui.widgets.permission as permission
+    from iac_tui.client import TuiClient
 
     monkeypatch.setattr(permission, "TYPING_WINDOW", 3600.0)  # every key typed since the send counts as "just now"
-    slow = [{"type": "text", "text": " ".join(["Checking"] * 40)}, {"type": "tool_use", "name": "write_file", "input": {"path": "notes.tf", "content": "# n\n"}}]
-    app = ws.app([{"blocks": slow, "chunk_delay_ms": 50}, {"blocks": [{"type": "text", "text": "Done."}]}])
+    typed = asyncio.Event()  # the request reaches the app only once the keys are typed, however fast the agent is
+    ask = TuiClient.request_permission
+
+    async def after_the_typing(self, *args, **kwargs):
+        await typed.wait()
+        return await ask(self, *args, **kwargs)
+
+    monkeypatch.setattr(TuiClient, "request_permission", after_the_typing)
+    app = ws.app(write_turns())
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "write notes")
         app.prompt_box.focus()
-        await pilot.press("w", "a")  # typed while the agent is still streaming, before the question
-        question = app.query_one("#question")
-        assert question.current is None, "the question came before the typing: the script is too fast"
+        await pilot.press("w", "a")  # typed while the agent waits to ask
+        assert app.query_one("#question").current is None
+        typed.set()
         question = await pending_question(pilot)
         assert not question.letters and question.highlighted is None
         assert app.prompt_box.disabled and app.prompt_box.text == "wa"
