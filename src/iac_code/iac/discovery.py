@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pathspec
@@ -58,7 +59,7 @@ def discover(paths: list[Path]) -> list[Path]:
 
 
 def _ancestor_specs(root: Path) -> list[tuple[Path, pathspec.PathSpec]]:
-    specs = []
+    specs: list[tuple[Path, pathspec.PathSpec]] = []
     for parent in reversed(root.parents):
         if (parent / ".git").exists():
             specs = []
@@ -89,7 +90,7 @@ def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec
     return result
 
 
-def _walk(root: Path):
+def _walk(root: Path) -> Iterator[Path]:
     inherited = _ancestor_specs(root)
     stack = [(root, inherited)]
     while stack:

@@ -150,5 +150,6 @@ def _targets(kind: str, path: Path, text: str, values: list, problems: list[Diag
     if kind == "helm" and isinstance(values[0], PosDict):
         from iac_code.iac.helm.values import HelmValues, chart_of
 
-        return [("helm", HelmValues(path, values[0], chart_of(path), reader))]
+        chart = chart_of(path)  # there is one: kind_of said helm
+        return [("helm", HelmValues(path, values[0], chart, reader))] if chart is not None else []
     return []

@@ -43,7 +43,8 @@ def config_options(config_dir: Path) -> Options:
         conf = {}
     if not isinstance(conf, dict):
         conf = {}
-    ignore = conf.get("ignore") if isinstance(conf.get("ignore"), list) else []
+    ignore = conf.get("ignore")
+    ignore = ignore if isinstance(ignore, list) else []
     version = conf.get("kubernetes_version")
     return Options(ignore=tuple(str(r) for r in ignore), kubernetes_version=str(version) if version else None,
                    after_edits=_flag(os.environ.get("IAC_CODE_VALIDATE_AFTER_EDITS"), conf.get("after_edits", True) is not False))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from iac_code.iac.diagnostics import Diagnostic, Skipped
@@ -64,7 +65,7 @@ def not_checked(skipped: list[Skipped], base: Path, shown_per_reason: int = 3) -
     return f"{n} file{'s' * (n != 1)} not checked: " + "; ".join(parts)
 
 
-def as_json(diags: list[Diagnostic], base: Path, skipped: list[Skipped] = (), checked: int | None = None) -> str:
+def as_json(diags: list[Diagnostic], base: Path, skipped: Sequence[Skipped] = (), checked: int | None = None) -> str:
     """`{"diagnostics": [{"file", "line", "column", "severity", "rule", "message"}], "skipped":
     [{"file", "reason"}], "checked": N}` (files found but not checked, and how many were)."""
     items = [{"file": shown(d.file, base), "line": d.line, "column": d.column, "severity": d.severity,
@@ -75,7 +76,7 @@ def as_json(diags: list[Diagnostic], base: Path, skipped: list[Skipped] = (), ch
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def sarif(diags: list[Diagnostic], base: Path, version: str, skipped: list[Skipped] = ()) -> str:
+def sarif(diags: list[Diagnostic], base: Path, version: str, skipped: Sequence[Skipped] = ()) -> str:
     """A SARIF 2.1.0 log of `diags`; each skipped file is a tool execution notification (a
     warning naming the file and why it was not checked)."""
     rule_ids = sorted({d.rule for d in diags})

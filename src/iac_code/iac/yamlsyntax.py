@@ -171,6 +171,7 @@ def _value(node: yaml.Node, problems: list, depth: int) -> Any:
             seq.item_pos.append(_pos(item))
         value = seq
     else:
+        assert isinstance(node, yaml.ScalarNode)  # the composer's nodes: mapping, sequence or scalar
         value = _scalar(node)
     if tag.startswith("!"):
         return _short_form(tag[1:], value, _pos(node))

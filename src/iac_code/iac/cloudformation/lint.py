@@ -14,11 +14,14 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iac_code.iac import cache
 from iac_code.iac.diagnostics import Diagnostic
 from iac_code.iac.rules import rule
+
+if TYPE_CHECKING:
+    from cfnlint.runner import Runner
 
 REGIONS = ("us-east-1",)
 _SEVERITY = {"error": "error", "warning": "warning", "informational": "info"}
@@ -69,7 +72,7 @@ def cfn(t: CfnTemplate) -> Iterator[Diagnostic]:
 
 
 @functools.lru_cache(maxsize=8)
-def _runner(options: CfnOptions):
+def _runner(options: CfnOptions) -> Runner:
     """A cfn-lint `Runner` for `options`: what `cfnlint.api.lint` builds for every template (it
     loads and configures all of cfn-lint's rules, most of a call's time), built once."""
     from cfnlint.config import ConfigMixIn, ManualArgs

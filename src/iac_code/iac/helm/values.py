@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.diagnostics import Diagnostic, Skipped, diag
 from iac_code.iac.rules import rule
 from iac_code.iac.yamlsyntax import PosDict, locate
 
@@ -38,7 +38,7 @@ class HelmValues:
     path: Path
     values: PosDict
     chart: Path
-    read: Callable[[Path], Any]
+    read: Callable[[Path], str | Diagnostic | Skipped]
 
 
 @rule("helm.values-schema", "error", "a chart's values file that does not match its values.schema.json", kind="helm")
@@ -79,7 +79,7 @@ def _schema(path: Path, chart: Path, values: PosDict) -> list[Diagnostic]:
     return out
 
 
-def _typos(path: Path, chart: Path, values: PosDict, read) -> list[Diagnostic]:
+def _typos(path: Path, chart: Path, values: PosDict, read: Callable[[Path], str | Diagnostic | Skipped]) -> list[Diagnostic]:
     used: dict[tuple[str, ...], tuple[Path, int, int]] = {}
     templates = chart / "templates"
     files = sorted(p for p in templates.rglob("*") if p.is_file())[:MAX_TEMPLATES] if templates.is_dir() else []

@@ -10,15 +10,18 @@ strategic-merge directive (`$patch: delete`, `$retainKeys`, `$setElementOrder/..
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from iac_code.iac.diagnostics import Diagnostic, Skipped
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _DIRECTIVES = ("$patch", "$retainKeys", "$setElementOrder/", "$deleteFromPrimitiveList/")
 _LEVELS = 4
 
 
-def is_patch(path: Path, read) -> bool:
+def is_patch(path: Path, read: Callable[[Path], str | Diagnostic | Skipped]) -> bool:
     """Whether a kustomization near `path` lists it as a patch; `read(path) -> str | ...`."""
     target = os.path.normpath(path.absolute())
     for directory in list(path.absolute().parents)[:_LEVELS]:
@@ -28,7 +31,7 @@ def is_patch(path: Path, read) -> bool:
     return False
 
 
-def _patches(kustomization: Path, read) -> set[str]:
+def _patches(kustomization: Path, read: Callable[[Path], str | Diagnostic | Skipped]) -> set[str]:
     """The normalised absolute paths of the patch files `kustomization` lists."""
     if not kustomization.is_file():
         return set()

@@ -48,8 +48,11 @@ def _pod_spec(doc: PosDict) -> PosDict | None:
 
 def _containers(doc: PosDict) -> Iterator[tuple[str, PosDict]]:
     pod = _pod_spec(doc)
-    for key in ("containers", "initContainers") if pod is not None else ():
-        for c in pod.get(key) if isinstance(pod.get(key), PosList) else ():
+    if pod is None:
+        return
+    for key in ("containers", "initContainers"):
+        listed = pod.get(key)
+        for c in listed if isinstance(listed, PosList) else ():
             if isinstance(c, PosDict):
                 yield key, c
 
@@ -57,7 +60,9 @@ def _containers(doc: PosDict) -> Iterator[tuple[str, PosDict]]:
 def _template_labels(doc: PosDict) -> tuple[PosDict | None, Any, PosDict | None]:
     """(spec.selector.matchLabels, pod template labels, pod template metadata) of a workload."""
     spec = doc.get("spec")
-    template = spec.get("template") if isinstance(spec, PosDict) and doc.get("kind") in WORKLOADS else None
+    if not isinstance(spec, PosDict) or doc.get("kind") not in WORKLOADS:
+        return None, None, None
+    template = spec.get("template")
     if not isinstance(template, PosDict):
         return None, None, None
     selector = spec.get("selector")
@@ -75,7 +80,7 @@ def name(m: Manifests) -> Iterator[Diagnostic]:
     for doc in m.objects:
         kind, meta = doc.get("kind"), doc.get("metadata")
         value = meta.get("name") if isinstance(meta, PosDict) else None
-        if isinstance(value, str) and kind not in SUBDOMAIN_EXEMPT:
+        if isinstance(meta, PosDict) and isinstance(value, str) and kind not in SUBDOMAIN_EXEMPT:
             pattern, what, limit = (_LABEL_1035, "a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, at most 63)", 63) \
                 if kind in DNS_1035_KINDS else (_SUBDOMAIN, "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253)", 253)
             if not pattern.match(value) or len(value) > limit:
@@ -84,16 +89,17 @@ def name(m: Manifests) -> Iterator[Diagnostic]:
             cname = c.get("name")
             if isinstance(cname, str) and (not _LABEL_1123.match(cname) or len(cname) > 63):
                 yield diag(name, m.path, *c.pos("name"), f'{key} name "{cname}" must be a DNS-1123 label (lowercase letters, digits and "-")')
-            for port in c.get("ports") if isinstance(c.get("ports"), PosList) else ():
+            ports = c.get("ports")
+            for port in ports if isinstance(ports, PosList) else ():
                 pname = port.get("name") if isinstance(port, PosDict) else None
-                if isinstance(pname, str) and (not _PORT_NAME.match(pname) or len(pname) > 15 or not re.search("[a-z]", pname)):
+                if isinstance(port, PosDict) and isinstance(pname, str) and (not _PORT_NAME.match(pname) or len(pname) > 15 or not re.search("[a-z]", pname)):
                     yield diag(name, m.path, *port.pos("name"),
                                f'port name "{pname}" must be at most 15 lowercase letters, digits and "-", with a letter')
         spec = doc.get("spec")
         ports = spec.get("ports") if kind == "Service" and isinstance(spec, PosDict) else None
         for port in ports if isinstance(ports, PosList) else ():
             pname = port.get("name") if isinstance(port, PosDict) else None
-            if isinstance(pname, str) and (not _LABEL_1123.match(pname) or len(pname) > 63):
+            if isinstance(port, PosDict) and isinstance(pname, str) and (not _LABEL_1123.match(pname) or len(pname) > 63):
                 yield diag(name, m.path, *port.pos("name"), f'Service port name "{pname}" must be a DNS-1123 label (lowercase letters, digits and "-")')
 
 
@@ -135,7 +141,9 @@ def quantity(m: Manifests) -> Iterator[Diagnostic]:
             parsed: dict[tuple[str, str], float] = {}
             for section in ("requests", "limits"):
                 values = res.get(section)
-                for key, value in values.items() if isinstance(values, PosDict) else ():
+                if not isinstance(values, PosDict):
+                    continue
+                for key, value in values.items():
                     text = str(value)
                     q = _QUANTITY.match(text)
                     if not q:
@@ -148,7 +156,8 @@ def quantity(m: Manifests) -> Iterator[Diagnostic]:
             for (section, key), request in parsed.items():
                 limit = parsed.get(("limits", key))
                 if section == "requests" and limit is not None and request > limit and isinstance(limits, PosDict):
-                    yield diag(quantity, m.path, *res["requests"].pos(key),
+                    line, column = res["requests"].pos(key)  # a PosDict: `parsed` holds its keys
+                    yield diag(quantity, m.path, line, column,
                                f"resources.requests.{key} ({res['requests'][key]}) is above resources.limits.{key} ({limits[key]})")
 
 
@@ -158,7 +167,9 @@ def selector_mismatch(m: Manifests) -> Iterator[Diagnostic]:
     `spec.selector.matchLabels` the pod template's labels do not carry."""
     for doc in m.objects:
         match, labels, _ = _template_labels(doc)
-        for key, value in match.items() if match is not None else ():
+        if match is None:
+            continue
+        for key, value in match.items():
             if not isinstance(labels, dict) or labels.get(key) != value:
                 yield diag(selector_mismatch, m.path, *match.pos(key),
                            f"spec.selector.matchLabels {key}={value} does not match the pod template's labels"
@@ -181,7 +192,8 @@ def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:
         spec = d.get("spec")
         template = spec.get("template") if isinstance(spec, dict) and d.get("kind") in POD_TEMPLATES else None
         if isinstance(template, dict):
-            meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+            meta = template.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
             pods.append((_namespace(d), meta.get("labels") or {}, template.get("spec") or {}))
     if not pods:
         return out
@@ -201,7 +213,7 @@ def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:
                  for p in (c.get("ports") or []) if isinstance(p, dict)}
         for port in spec.get("ports") or []:
             target = port.get("targetPort") if isinstance(port, PosDict) else None
-            if isinstance(target, str) and target not in names:
+            if isinstance(port, PosDict) and isinstance(target, str) and target not in names:
                 out.append(diag(service_selector, path, *port.pos("targetPort"),
                                 f'targetPort "{target}" is not the name of a container port of the selected pods'))
     return out

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.rules import rule
 from iac_code.iac.yamlsyntax import PosDict, locate
+
+if TYPE_CHECKING:
+    import jsonschema
 
 DEFAULT_VERSION = "1.33"
 
@@ -51,7 +54,7 @@ def clamp_version(version: str | None) -> str:
 
 
 @lru_cache(maxsize=256)
-def _validator(version: str, kind: str, api_version: str):
+def _validator(version: str, kind: str, api_version: str) -> jsonschema.Draft202012Validator | None:
     import jsonschema
     from kubernetes_validate.utils import schema_contents
     from referencing import Registry, Resource
@@ -195,11 +198,11 @@ def unknown_kind(m: Manifests) -> Iterator[Diagnostic]:
             yield diag(unknown_kind, m.path, *doc.pos("kind"), f"no bundled schema for {kind} ({api}); not checked (a custom resource?)")
 
 
-def _describe(doc: PosDict, err) -> list[tuple[int, int, str]]:
+def _describe(doc: PosDict, err: jsonschema.ValidationError) -> list[tuple[int, int, str]]:
     pos, node, where = locate(doc, err.absolute_path)
     dotted = ".".join(where) or "(top level)"
     if err.validator == "additionalProperties" and isinstance(node, PosDict):
-        allowed = set((err.schema or {}).get("properties", {}))
+        allowed = set(err.schema.get("properties", {})) if isinstance(err.schema, Mapping) else set()
         extra = [k for k in node if k not in allowed]
         if extra:
             out = []
@@ -214,7 +217,7 @@ def _describe(doc: PosDict, err) -> list[tuple[int, int, str]]:
     return [(pos[0], pos[1], f"{dotted}: {message}")]
 
 
-def _hint(name: str, names) -> str:
+def _hint(name: str, names: Iterable[str]) -> str:
     import difflib
 
     close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.75)

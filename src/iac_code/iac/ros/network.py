@@ -44,8 +44,9 @@ class _Template:
 
     def __init__(self, path: Path, doc: PosDict) -> None:
         self.path = path
-        self.params = doc.get("Parameters") if isinstance(doc.get("Parameters"), PosDict) else PosDict()
-        self.mappings = doc.get("Mappings") if isinstance(doc.get("Mappings"), dict) else {}
+        params, mappings = doc.get("Parameters"), doc.get("Mappings")
+        self.params: PosDict = params if isinstance(params, PosDict) else PosDict()
+        self.mappings: dict[Any, Any] = mappings if isinstance(mappings, dict) else {}
         self.out: list[Diagnostic] = []
 
     def values(self, value: Any, pos: tuple[int, int]) -> list[tuple[str, tuple[int, int]]]:
@@ -148,8 +149,9 @@ def _check(path: Path, doc: PosDict) -> list[Diagnostic]:
         for cidr in t.cidrs(props.get("CidrBlock"), props.pos("CidrBlock"), True)[:1]:
             vpc_name = vpc[1] if vpc else None
             vswitches[name] = (cidr, vpc_name, r.get("Condition"))
-            if vpc_name in complete and ranges.get(vpc_name) and not any(cidr.net.subnet_of(x.net) for x in ranges[vpc_name]):
-                shown = ", ".join(str(x.net) for x in ranges[vpc_name])
+            vpc_ranges = ranges.get(vpc_name) if vpc_name is not None else None
+            if vpc_name in complete and vpc_ranges and not any(cidr.net.subnet_of(x.net) for x in vpc_ranges):
+                shown = ", ".join(str(x.net) for x in vpc_ranges)
                 t.report(cidr.pos, f'VSwitch "{name}" CIDR {cidr.net} is outside VPC "{vpc_name}" ({shown})')
             if vpc_name is None:
                 continue
@@ -171,7 +173,7 @@ def _check(path: Path, doc: PosDict) -> list[Diagnostic]:
             for prop in ("ServiceCidr", "ContainerCidr"):
                 for cidr in t.cidrs(props.get(prop), props.pos(prop), True)[:1]:
                     clash = next((x for x in own if x.net.overlaps(cidr.net)), None)
-                    if clash is not None:
+                    if clash is not None and vpc is not None:  # `own` is empty without a VPC
                         t.report(cidr.pos, f'cluster "{name}" {prop} {cidr.net} overlaps VPC "{vpc[1]}" ({clash.net}): pod and service CIDRs must lie outside the VPC')
                     for other, ocidr in seen:
                         if ocidr.net.overlaps(cidr.net):

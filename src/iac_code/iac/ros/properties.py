@@ -12,7 +12,7 @@ property names without regard to letter case and accepts older names its CDK no 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from iac_code.iac.diagnostics import Diagnostic, diag
@@ -114,7 +114,7 @@ def _properties(owner: str, shape: Shape, props: PosDict, where: tuple[int, int]
     return out
 
 
-def _misspells(name: str, names) -> bool:
+def _misspells(name: str, names: Iterable[str]) -> bool:
     """Whether `name` is another letter case of one of `names`, or one or two letters from one."""
     lower = name.lower()
     return any(lower == n.lower() or (abs(len(n) - len(name)) <= 2 and resource_types.typo_distance(lower, n.lower()) <= 2)

@@ -42,7 +42,8 @@ def _names(t: RosTemplate) -> Names:
     if t.transformed:
         return out
     params, resources, conditions = t.section("Parameters"), t.section("Resources"), t.section("Conditions")
-    locals_ = doc.get("Locals") if isinstance(doc.get("Locals"), dict) else {}
+    locals_ = doc.get("Locals")
+    locals_ = locals_ if isinstance(locals_, dict) else {}
     targets = set(params) | set(resources) | set(locals_)
     gettable = set(resources) | set(locals_)
     for name, r in resources.items():
@@ -104,7 +105,8 @@ def _sub(value: Any, pos: tuple[int, int], targets: set[str], out: Names) -> Non
 
 
 def _find_in_map(t: RosTemplate) -> Iterator[tuple[tuple[int, int], str]]:
-    mappings = t.doc.get("Mappings") if isinstance(t.doc.get("Mappings"), dict) else {}
+    mappings = t.doc.get("Mappings")
+    mappings = mappings if isinstance(mappings, dict) else {}
 
     def walk(node: Any) -> Iterator[tuple[tuple[int, int], str]]:
         if isinstance(node, PosDict):

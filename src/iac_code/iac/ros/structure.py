@@ -77,7 +77,9 @@ def unknown_key(t: RosTemplate) -> Iterator[Diagnostic]:
         if key not in SECTIONS:
             yield diag(unknown_key, t.path, *t.doc.pos(key), f'unknown top-level section "{key}"{hint(str(key), SECTIONS)}')
     for name, r in t.section("Resources").items() if not t.transformed else ():
-        for key in r if isinstance(r, PosDict) else ():
+        if not isinstance(r, PosDict):
+            continue
+        for key in r:
             if key not in RESOURCE_KEYS:
                 yield diag(unknown_key, t.path, *r.pos(key), f'resource "{name}" has an unknown attribute "{key}"{hint(str(key), RESOURCE_KEYS)}')
 
@@ -100,7 +102,7 @@ def resource_type(t: RosTemplate) -> Iterator[Diagnostic]:
 
     for name, r in t.section("Resources").items() if not t.transformed else ():
         rtype = r.get("Type") if isinstance(r, PosDict) else None
-        if not isinstance(rtype, str):
+        if not isinstance(r, PosDict) or not isinstance(rtype, str):
             continue
         if not rtype.startswith(TYPE_PREFIXES):
             yield diag(resource_type, t.path, *r.pos("Type"), f'resource "{name}": "{rtype}" is not a ROS type (ALIYUN::Service::Resource)')

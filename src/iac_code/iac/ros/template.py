@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from iac_code.iac.yamlsyntax import PosDict, PosList
+
+T = TypeVar("T")
 
 VERSION = "2015-09-01"
 
@@ -28,8 +30,8 @@ class RosTemplate:
     doc: PosDict
     shared: dict[str, Any] = field(default_factory=dict)
 
-    def once(self, name: str, compute: Callable[[], Any]) -> Any:
-        """The analysis `name` of this template, computed on first use."""
+    def once(self, name: str, compute: Callable[[], T]) -> T:
+        """The analysis `name` of this template, computed on first use (one name, one type)."""
         if name not in self.shared:
             self.shared[name] = compute()
         return self.shared[name]
@@ -45,7 +47,7 @@ class RosTemplate:
         return "Transform" in self.doc
 
 
-def items(value: Any, pos: tuple[int, int]):
+def items(value: Any, pos: tuple[int, int]) -> Iterator[tuple[Any, tuple[int, int]]]:
     """(item, position) of a list, or of a single value at `pos`."""
     if isinstance(value, PosList):
         yield from zip(value, value.item_pos)
@@ -53,7 +55,7 @@ def items(value: Any, pos: tuple[int, int]):
         yield value, pos
 
 
-def hint(name: str, names) -> str:
+def hint(name: str, names: Iterable[Any]) -> str:
     """` (did you mean "x"?)` for a close match of `name` among `names`, else ""."""
     close = difflib.get_close_matches(name, [str(n) for n in names], n=1, cutoff=0.75)
     return f' (did you mean "{close[0]}"?)' if close else ""

@@ -52,8 +52,8 @@ def module_source_missing(t: ModuleTarget) -> Iterator[Diagnostic]:
     """Terraform: "Unreadable module directory"."""
     for file, b, child in _calls(t):
         if child is None:
-            a = b.attr("source")
-            yield diag(module_source_missing, file, a.line, a.column, f'module "{b.labels[0]}": source "{source(b)}" is not a directory with Terraform files')
+            at = b.attr("source") or b  # there is one: local_source_dir read it
+            yield diag(module_source_missing, file, at.line, at.column, f'module "{b.labels[0]}": source "{source(b)}" is not a directory with Terraform files')
 
 
 @rule("terraform.module-unknown-argument", "error", "a module call passes an argument the module does not declare", kind="terraform")

@@ -21,6 +21,7 @@ from iac_code.iac.terraform.functions import (
     list_subnet,
     pure_function,
 )
+from iac_code.iac.terraform.hcl import leaf, place, subtree
 
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
 
@@ -132,16 +133,16 @@ def _eval(node: Tree | Token, env: Env) -> Any:
         base = _eval(node.children[0], env)
         if base is UNKNOWN:
             return UNKNOWN
-        op = node.children[1]
+        step = subtree(node, 1)
         if d == "get_attr_expr_term":
-            name = str(next(op.children[-1].scan_values(lambda v: isinstance(v, Token))))
+            name = str(next(step.children[-1].scan_values(lambda v: isinstance(v, Token))))
             if isinstance(base, (_Namespace, _Resources)):
                 return base.get(name, env)
             return base.get(name, UNKNOWN) if isinstance(base, dict) else UNKNOWN
-        if op.data == "short_index":
-            idx: Any = int(str(op.children[-1]))
+        if step.data == "short_index":
+            idx: Any = int(str(step.children[-1]))
         else:
-            idx = _eval([c for c in op.children if isinstance(c, Tree)][0], env)
+            idx = _eval([c for c in step.children if isinstance(c, Tree)][0], env)
         if idx is UNKNOWN:
             return UNKNOWN
         if isinstance(base, list):
@@ -311,7 +312,7 @@ def _call(node: Tree, env: Env) -> Any:
     args = [_eval(a, env) for a in arg_nodes]
     if any(a is UNKNOWN for a in args):
         return UNKNOWN
-    tok = idents[0].children[0]
+    line, column = place(leaf(idents[0]))
     simple = pure_function(name, args)
     if simple is not NOT_MODELLED:
         return simple
@@ -322,9 +323,9 @@ def _call(node: Tree, env: Env) -> Any:
         except ValueError:
             message = (f"cidrsubnet({net}, {args[1]}, {args[2]}): a /{net.prefixlen} extended by {args[1]} bits "
                        f"has subnets 0 to {2 ** int(args[1]) - 1}, so {args[2]} does not fit")
-            env.problems.append((env.file, tok.line, tok.column, message))
+            env.problems.append((env.file, line, column, message))
             raise
-        return Located.at(str(sub), env.file, tok.line, tok.column)
+        return Located.at(str(sub), env.file, line, column)
     if name == "cidrsubnets" and len(args) >= 2:
         net = ipaddress.ip_network(str(args[0]), strict=False)
         out, start = [], int(net.network_address)
@@ -332,7 +333,7 @@ def _call(node: Tree, env: Env) -> Any:
             size = 2 ** (net.max_prefixlen - net.prefixlen - int(bits))
             start = -(-start // size) * size
             sub = ipaddress.ip_network((start, net.prefixlen + int(bits)))
-            out.append(Located.at(str(sub), env.file, tok.line, tok.column))
+            out.append(Located.at(str(sub), env.file, line, column))
             start += size
         return out
     if name == "merge" and all(isinstance(a, dict) for a in args):
@@ -346,7 +347,7 @@ def _call(node: Tree, env: Env) -> Any:
             if x not in unique:
                 unique.append(x)
         out_set = SetList(unique)
-        out_set.file, out_set.line = env.file, tok.line
+        out_set.file, out_set.line = env.file, line
         return out_set
     if name in ("tomap", "tolist", "tostring") and len(args) == 1:
         return args[0]

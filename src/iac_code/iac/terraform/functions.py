@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from typing import Any
 
 NOT_MODELLED: Any = type("NotModelled", (), {})()
@@ -29,7 +30,8 @@ def pure_function(name: str, args: list[Any]) -> Any:
     if name == "regexall" and n == 2 and strs:
         return [m.group(0) for m in re.finditer(args[0], args[1])]
     if name in ("lower", "upper", "trimspace") and n == 1 and strs:
-        return {"lower": str.lower, "upper": str.upper, "trimspace": str.strip}[name](args[0])
+        case: dict[str, Callable[[str], str]] = {"lower": str.lower, "upper": str.upper, "trimspace": str.strip}
+        return case[name](args[0])
     if name in ("startswith", "endswith", "strcontains") and n == 2 and strs:
         return {"startswith": str.startswith, "endswith": str.endswith, "strcontains": str.__contains__}[name](args[0], args[1])
     if name in ("alltrue", "anytrue") and n == 1 and isinstance(args[0], list) and all(isinstance(x, bool) for x in args[0]):
@@ -55,7 +57,7 @@ def pure_function(name: str, args: list[Any]) -> Any:
 _CIDR_TEXT = re.compile(r"^[0-9a-fA-F:.]+/\d{1,3}$")
 
 
-def list_subnet(net: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int, netnum: int):
+def list_subnet(net: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int, netnum: int) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     """Terraform's `cidrsubnet(net, newbits, netnum)`; ValueError when netnum does not fit."""
     prefix = net.prefixlen + newbits
     if prefix > net.max_prefixlen or netnum < 0 or netnum >= 2**newbits:

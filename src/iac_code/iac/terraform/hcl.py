@@ -26,7 +26,7 @@ class Attr:
     name: str
     line: int
     column: int
-    expr: Tree
+    expr: Tree | None  # None: a .tf.json value that holds no template (module.json_expression)
 
 
 @dataclass(slots=True)
@@ -128,7 +128,7 @@ def parse(text: str) -> Body:
     except RecursionError:
         raise HclSyntaxError("the file nests too deeply to parse", 1, 1) from None
     try:
-        return _body(tree.children[0])
+        return _body(subtree(tree, 0))
     except RecursionError:
         raise HclSyntaxError("the file nests too deeply to validate", 1, 1) from None
 
@@ -143,6 +143,34 @@ def _body(body: Tree) -> Body:
         elif child.data == "block":
             blocks.append(_block(child))
     return Body(attrs, blocks)
+
+
+def leaf(node: Tree) -> Token:
+    """`node`'s first child, which the grammar makes a token (an identifier's name, an operator).
+
+    Raises TypeError where it is a subtree (a grammar this module does not know)."""
+    tok = node.children[0]
+    if not isinstance(tok, Token):
+        raise TypeError(f"{node.data}: the first child is a subtree, not a token")
+    return tok
+
+
+def place(tok: Token) -> tuple[int, int]:
+    """The 1-based (line, column) of a token the parser made (lark types them optional: tokens
+    made by hand have none). Raises ValueError for a token without a position."""
+    if tok.line is None or tok.column is None:
+        raise ValueError(f"token {tok.type} has no position")
+    return tok.line, tok.column
+
+
+def subtree(node: Tree, index: int) -> Tree:
+    """`node.children[index]`, which the grammar makes a subtree (a file's body, an expression).
+
+    Raises TypeError where it is a token (a grammar this module does not know)."""
+    child = node.children[index]
+    if not isinstance(child, Tree):
+        raise TypeError(f"{node.data}: child {index} is a token, not a subtree")
+    return child
 
 
 def _name(node: Tree | Token) -> str:
@@ -230,9 +258,9 @@ def _walk(node: Tree | Token, scope: set[str], refs: list[Ref], calls: list[Call
         return
     data = node.data
     if data == "expr_term" and len(node.children) == 1 and isinstance(node.children[0], Tree) and node.children[0].data == "identifier":
-        tok = node.children[0].children[0]
+        tok = leaf(node.children[0])
         if str(tok) not in scope:
-            refs.append(Ref(str(tok), (), tok.line, tok.column))
+            refs.append(Ref(str(tok), (), *place(tok)))
         return
     if data in _CHAIN:
         _chain(node, scope, refs, calls)
@@ -251,15 +279,15 @@ def _walk(node: Tree | Token, scope: set[str], refs: list[Ref], calls: list[Call
     if data == "function_call":
         idents = [c for c in node.children if isinstance(c, Tree) and c.data == "identifier"]
         if len(idents) == 1:
-            tok = idents[0].children[0]
-            calls.append(Call(str(tok), tok.line, tok.column))
-        inner: list[Ref] = []
+            tok = leaf(idents[0])
+            calls.append(Call(str(tok), *place(tok)))
+        in_args: list[Ref] = []
         for c in node.children:
             if isinstance(c, Tree) and c.data == "arguments":
-                _walk(c, scope, inner, calls)
+                _walk(c, scope, in_args, calls)
         if len(idents) == 1 and str(idents[0].children[0]) in ("try", "can"):
-            inner = [Ref(r.root, r.steps, r.line, r.column, True) for r in inner]
-        refs += inner
+            in_args = [Ref(r.root, r.steps, r.line, r.column, True) for r in in_args]
+        refs += in_args
         return
     if data == "object_elem":
         key = node.children[0]
@@ -277,7 +305,7 @@ def _walk(node: Tree | Token, scope: set[str], refs: list[Ref], calls: list[Call
             _walk(c, scope, refs, calls)
         return
     if data == "string":
-        inner = set(scope)  # template `for` names live to the end of the string
+        in_string = set(scope)  # template `for` names live to the end of the string
         for part in node.children:
             if isinstance(part, Tree):
                 for sub in part.children:
@@ -285,10 +313,10 @@ def _walk(node: Tree | Token, scope: set[str], refs: list[Ref], calls: list[Call
                         ids = [c for c in sub.children if isinstance(c, Tree) and c.data == "identifier"]
                         rest = [c for c in sub.children if isinstance(c, Tree) and c.data != "identifier"]
                         for c in rest:
-                            _walk(c, inner, refs, calls)
-                        inner |= {str(i.children[0]) for i in ids}
+                            _walk(c, in_string, refs, calls)
+                        in_string |= {str(i.children[0]) for i in ids}
                     elif isinstance(sub, Tree):
-                        _walk(sub, inner, refs, calls)
+                        _walk(sub, in_string, refs, calls)
         return
     for c in node.children:
         _walk(c, scope, refs, calls)
@@ -320,9 +348,9 @@ def _chain(node: Tree, scope: set[str], refs: list[Ref], calls: list[Call]) -> N
         cur = base
     steps.reverse()
     if isinstance(cur, Tree) and cur.data == "identifier":
-        tok = cur.children[0]
+        tok = leaf(cur)
         if str(tok) not in scope:
-            refs.append(Ref(str(tok), tuple(steps), tok.line, tok.column))
+            refs.append(Ref(str(tok), tuple(steps), *place(tok)))
     else:
         _walk(cur, scope, refs, calls)
 
@@ -330,7 +358,7 @@ def _chain(node: Tree, scope: set[str], refs: list[Ref], calls: list[Call]) -> N
 def _heredoc(tok: Token, scope: set[str], refs: list[Ref]) -> None:
     text = str(tok)
     for m in _HEREDOC_INTERP.finditer(text):
-        line = tok.line + text.count("\n", 0, m.start())
+        line = place(tok)[0] + text.count("\n", 0, m.start())
         for t in _TRAVERSAL.finditer(m.group(1)):
             if t.group(1) in ("var", "local", "module", "data") and t.group(1) not in scope:
                 parts = tuple(t.group(2)[1:].split("."))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lark import Tree
 
@@ -21,6 +21,8 @@ from iac_code.iac import cache
 from iac_code.iac.diagnostics import Diagnostic, Skipped, diag
 from iac_code.iac.rules import declare, rule
 from iac_code.iac.terraform.hcl import Attr, Block, Body, HclSyntaxError, parse
+
+T = TypeVar("T")
 
 Reader = Callable[[Path], "str | Diagnostic | Skipped"]
 """Returns a file's text, or the diagnostic or skip that explains why it cannot be validated."""
@@ -97,8 +99,8 @@ class ModuleTarget:
     provider_schemas: dict | None = None
     shared: dict[str, Any] = field(default_factory=dict)
 
-    def once(self, name: str, compute: Callable[[], Any]) -> Any:
-        """The analysis `name` of this target, computed on first use."""
+    def once(self, name: str, compute: Callable[[], T]) -> T:
+        """The analysis `name` of this target, computed on first use (one name, one type)."""
         if name not in self.shared:
             self.shared[name] = compute()
         return self.shared[name]
@@ -132,7 +134,10 @@ def load_module(directory: Path, files: list[Path], read: Reader) -> tuple[Modul
         kind = tf_kind(path)
         text = read(path)
         if not isinstance(text, str):
-            (out if isinstance(text, Diagnostic) else mod.skipped).append(text)
+            if isinstance(text, Diagnostic):
+                out.append(text)
+            else:
+                mod.skipped.append(text)
             mod.broken.add(path)
             continue
         mod.files.append(path)
@@ -179,8 +184,8 @@ def _declare(mod: Module, path: Path, b: Block) -> None:
         table = {"resource": mod.resources, "data": mod.data, "ephemeral": mod.ephemeral}[b.type]
         table.setdefault((b.labels[0], b.labels[1]), Decl(path, b))
     elif b.type in ("variable", "output", "module"):
-        table = {"variable": mod.variables, "output": mod.outputs, "module": mod.modules}[b.type]
-        table.setdefault(b.labels[0], Decl(path, b))
+        named = {"variable": mod.variables, "output": mod.outputs, "module": mod.modules}[b.type]
+        named.setdefault(b.labels[0], Decl(path, b))
     elif b.type == "locals":
         for a in b.attrs:
             mod.locals.setdefault(a.name, (path, a))
@@ -270,7 +275,7 @@ def duplicate(t: ModuleTarget) -> Iterator[Diagnostic]:
         if key not in first:
             first[key] = d
             continue
-        f = first[key]
+        earlier = first[key]
         if b.type == "provider":
             alias = key[2]
             what = f'provider "{key[1]}"' + (f' with alias "{alias}"' if alias else " without an alias")
@@ -278,7 +283,7 @@ def duplicate(t: ModuleTarget) -> Iterator[Diagnostic]:
             continue
         what = (f"{key[1]}.{key[2]}" if b.type == "resource" else f"{b.type}.{key[1]}.{key[2]}") \
             if b.type in ("resource", "data", "ephemeral") else f'{b.type} "{key[1]}"'
-        yield diag(duplicate, d.file, b.line, b.column, f"{what} is declared twice (first at {_where(f.file, f.block.line, d.file)})")
+        yield diag(duplicate, d.file, b.line, b.column, f"{what} is declared twice (first at {_where(earlier.file, earlier.block.line, d.file)})")
 
 
 # ----- JSON syntax (.tf.json, .tfvars.json) -----
@@ -323,7 +328,8 @@ class _HclWriter:
     """Writes a JSON value as HCL, moving each string to its line (and column) in the file."""
 
     def __init__(self, text: str, cursor: int) -> None:
-        self.text, self.cursor, self.parts, self.line, self.column = text, cursor, [], 1, 1
+        self.text, self.cursor, self.line, self.column = text, cursor, 1, 1
+        self.parts: list[str] = []
 
     def emit(self, piece: str) -> None:
         self.parts.append(piece)
@@ -415,9 +421,9 @@ def _load_json(mod: Module, path: Path, text: str, kind: str, out: list[Diagnost
 
     def attrs(body: dict, line: int) -> list[Attr]:
         return [Attr(k, line_of(k) if line_of(k) >= line else line, 1, json_expression(v, text, line)) for k, v in body.items()
-                if k != "//"]  # type: ignore[arg-type]
+                if k != "//"]
 
-    def blocks(section: str, depth: int):
+    def blocks(section: str, depth: int) -> Iterator[tuple[list[str], Any]]:
         value = doc.get(section)
         for item in value if isinstance(value, list) else [value]:
             if not isinstance(item, dict):
@@ -436,7 +442,7 @@ def _load_json(mod: Module, path: Path, text: str, kind: str, out: list[Diagnost
             if isinstance(body, dict):
                 literal = JSON_NOT_EXPRESSIONS | (set(body) if section == "variable" else set())  # a variable's are literal
                 b.attrs = attrs({k: v for k, v in body.items() if k not in literal | JSON_BLOCKS}, b.line)
-                b.attrs += [Attr(k, b.line, 1, None) for k in body if k in literal and k not in JSON_BLOCKS]  # type: ignore[arg-type]
+                b.attrs += [Attr(k, b.line, 1, None) for k in body if k in literal and k not in JSON_BLOCKS]
                 for k in JSON_BLOCKS & set(body):
                     for item in body[k] if isinstance(body[k], list) else [body[k]]:
                         if isinstance(item, dict):

@@ -9,12 +9,13 @@ was written.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Token, Tree
 
@@ -48,7 +49,7 @@ def literal_problems(attrs: list[Attr], blocks: list[Block]) -> list[tuple[int, 
             return
         if node.data == "string":
             value = literal(node)
-            if isinstance(value, str) and _CIDR_SHAPE.match(value):
+            if isinstance(value, Located) and _CIDR_SHAPE.match(value):
                 problem = cidr_problem(value, strict="cidr" in name.lower())
                 if problem:
                     out.append((value.line, value.column, problem))
@@ -82,13 +83,24 @@ def cidr_problem(value: str, strict: bool = True) -> str | None:
     return None
 
 
+class Subnet(NamedTuple):
+    """A subnet/vswitch whose CIDR is known: its VPC's address, its own, the CIDR as written
+    (`file` is where) and the network it stands for."""
+
+    vpc: str
+    address: str
+    cidr: Located
+    file: Path
+    network: ipaddress.IPv4Network
+
+
 @dataclass(slots=True)
 class Network:
-    """The VPCs and subnets of one module instance: VPC address -> its CIDRs, subnets as (VPC
-    address, subnet address, CIDR), VPCs with a CIDR not known, and `cidrsubnet` calls that fail."""
+    """The VPCs and subnets of one module instance: VPC address -> its CIDRs, the subnets, VPCs
+    with a CIDR not known, and `cidrsubnet` calls that fail."""
 
     vpcs: dict[str, list[ipaddress.IPv4Network]] = field(default_factory=dict)
-    subnets: list[tuple[str, str, Located]] = field(default_factory=list)
+    subnets: list[Subnet] = field(default_factory=list)
     unknown: set[str] = field(default_factory=set)
     problems: list[tuple[Path | None, int, int, str]] = field(default_factory=list)
 
@@ -109,24 +121,24 @@ def _network(inst: Instance) -> Network:
         base = inst.env(decl.file)
         envs.append(base)
         for env in _instances(b, base):
-            if VPC_TYPES.get(rtype):
-                value = _attr_value(b, VPC_TYPES[rtype], env)
-                if isinstance(value, str) and _net(value):
-                    net.vpcs.setdefault(f"{rtype}.{name}", []).append(_net(value))
+            if vpc_cidr := VPC_TYPES.get(rtype):
+                value = _attr_value(b, vpc_cidr, env)
+                if isinstance(value, str) and (network := _net(value)):
+                    net.vpcs.setdefault(f"{rtype}.{name}", []).append(network)
                 else:
                     net.unknown.add(f"{rtype}.{name}")
             elif rtype in SECONDARY:
                 vpc = _vpc_of(b, SECONDARY[rtype][0])
                 value = _attr_value(b, SECONDARY[rtype][1], env)
-                if vpc and isinstance(value, str) and _net(value):
-                    net.vpcs.setdefault(vpc, []).append(_net(value))
+                if vpc and isinstance(value, str) and (network := _net(value)):
+                    net.vpcs.setdefault(vpc, []).append(network)
                 elif vpc:
                     net.unknown.add(vpc)
             elif rtype in SUBNET_TYPES:
                 vpc = _vpc_of(b, SUBNET_TYPES[rtype][0])
                 value = _attr_value(b, SUBNET_TYPES[rtype][1], env)
-                if vpc and isinstance(value, Located) and value.file is not None and _net(value):
-                    net.subnets.append((vpc, f"{rtype}.{name}", value))
+                if vpc and isinstance(value, Located) and value.file is not None and (network := _net(value)):
+                    net.subnets.append(Subnet(vpc, f"{rtype}.{name}", value, value.file, network))
     net.problems = list(dict.fromkeys(problem for e in envs for problem in e.problems))
     return net
 
@@ -137,7 +149,7 @@ def invalid_cidr(t: ModuleTarget) -> Iterator[Diagnostic]:
     argument or key named like `cidr` (`10.0.1.5/24`), and `cidrsubnet()` asked for a subnet
     its network does not have."""
     for path, (text, body) in t.module.parsed.items():
-        found = cache.get_or_compute("cidrs", text, lambda body=body: literal_problems(body.attrs, body.blocks))
+        found = cache.get_or_compute("cidrs", text, functools.partial(literal_problems, body.attrs, body.blocks))
         for line, col, message in found:
             yield diag(invalid_cidr, path, line, col, message)
     for net in networks(t):
@@ -151,10 +163,10 @@ def cidr_outside_vpc(t: ModuleTarget) -> Iterator[Diagnostic]:
     """The cloud rejects a subnet (aws_subnet, alicloud_vswitch, ...) whose CIDR is not inside
     one of its VPC's CIDRs (secondary CIDR blocks included)."""
     for net in networks(t):
-        for vpc, addr, cidr in net.subnets:
-            lo, hi = _span(_net(cidr))
+        for vpc, addr, cidr, file, network in net.subnets:
+            lo, hi = _span(network)
             if vpc in net.vpcs and vpc not in net.unknown and not any(a <= lo and hi <= b for a, b in map(_span, net.vpcs[vpc])):
-                yield diag(cidr_outside_vpc, cidr.file, cidr.line, cidr.column,
+                yield diag(cidr_outside_vpc, file, cidr.line, cidr.column,
                            f'{addr} CIDR "{cidr}" is outside its VPC {vpc} ({", ".join(map(str, net.vpcs[vpc]))})')
 
 
@@ -163,20 +175,20 @@ def cidr_overlap(t: ModuleTarget) -> Iterator[Diagnostic]:
     """Two subnets of one VPC (or instances of one subnet resource with the same CIDR) whose
     ranges overlap; the second is reported."""
     for net in networks(t):
-        spans = [_span(_net(cidr)) for _, _, cidr in net.subnets]
-        for i, (vpc, addr, cidr) in enumerate(net.subnets):
+        spans = [_span(subnet.network) for subnet in net.subnets]
+        for i, (vpc, addr, cidr, file, _) in enumerate(net.subnets):
             lo, hi = spans[i]
             for j in range(i):
                 lo2, hi2 = spans[j]
-                vpc2, addr2, cidr2 = net.subnets[j]
+                vpc2, addr2, cidr2, file2, _ = net.subnets[j]
                 if vpc2 != vpc or not (lo <= hi2 and lo2 <= hi):
                     continue
-                if (addr2, cidr2.file, cidr2.line, str(cidr2)) == (addr, cidr.file, cidr.line, str(cidr)):
+                if (addr2, file2, cidr2.line, str(cidr2)) == (addr, file, cidr.line, str(cidr)):
                     message = (f'every instance of {addr} gets the CIDR "{cidr}" (it does not depend on '
                                f"count.index or each), so they overlap in VPC {vpc}")
                 else:
-                    message = f'{addr} CIDR "{cidr}" overlaps "{cidr2}" ({addr2}, {cidr2.file.name}:{cidr2.line}) in VPC {vpc}'
-                yield diag(cidr_overlap, cidr.file, cidr.line, cidr.column, message)
+                    message = f'{addr} CIDR "{cidr}" overlaps "{cidr2}" ({addr2}, {file2.name}:{cidr2.line}) in VPC {vpc}'
+                yield diag(cidr_overlap, file, cidr.line, cidr.column, message)
                 break
 
 
@@ -185,7 +197,7 @@ def _span(net: ipaddress.IPv4Network) -> tuple[int, int]:
     return start, start + net.num_addresses - 1
 
 
-def _instances(b: Block, env: Env):
+def _instances(b: Block, env: Env) -> Iterator[Env]:
     fe, cnt = b.attr("for_each"), b.attr("count")
     if fe is not None:
         coll = evaluate(fe.expr, env)

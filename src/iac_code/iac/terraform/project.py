@@ -185,7 +185,11 @@ def check(tf_dirs: dict[Path, list[Path]], reader: Reader, options: Options) -> 
     return out, skipped
 
 
-def _assign(jobs: list, n: int, tf_dirs: dict[Path, list[Path]], calls: dict[Path, set[Path]]) -> list[list]:
+Job = tuple[Path, list[Path], bool]
+"""A directory to check: (directory, its files, whether it is a root module)."""
+
+
+def _assign(jobs: list[Job], n: int, tf_dirs: dict[Path, list[Path]], calls: dict[Path, set[Path]]) -> list[list[Job]]:
     """`jobs` split between `n` workers so that each parses as little as it can and all about
     as much: a job needs its module and those it calls (a root: all it reaches, whose values it
     follows); each job goes to the worker with the least work after it, counting the modules
@@ -203,7 +207,7 @@ def _assign(jobs: list, n: int, tf_dirs: dict[Path, list[Path]], calls: dict[Pat
             sizes[d] = sum(_size(f) for f in files) + 1
         return sizes[d]
 
-    def needs(job) -> set[Path]:
+    def needs(job: Job) -> set[Path]:
         out, todo = {job[0]}, list(calls.get(job[0], ()))
         while todo:
             d = todo.pop()
@@ -213,13 +217,15 @@ def _assign(jobs: list, n: int, tf_dirs: dict[Path, list[Path]], calls: dict[Pat
                     todo += calls.get(d, ())
         return out
 
-    load, parsed, parts = [0] * n, [set() for _ in range(n)], [[] for _ in range(n)]
+    load = [0] * n
+    parsed: list[set[Path]] = [set() for _ in range(n)]
+    parts: list[list[Job]] = [[] for _ in range(n)]
     for job, need in sorted(((j, needs(j)) for j in jobs), key=lambda x: -sum(map(size, x[1]))):
         w = min(range(n), key=lambda i: (load[i] + sum(size(d) for d in need - parsed[i]), load[i]))
         load[w] += sum(size(d) for d in need - parsed[w])
         parsed[w] |= need
         parts[w].append(job)
-    alone = sum(size(d) for d in set().union(*parsed))
+    alone = sum(size(d) for d in set[Path]().union(*parsed))
     if max(load) > GAIN * alone:
         return [list(jobs)]  # the modules are shared too much: one process parses each once
     return [sorted(part, key=lambda j: str(j[0])) for part in parts if part]
@@ -232,7 +238,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _in_processes(jobs: list, n: int, tf_dirs: dict[Path, list[Path]], calls: dict[Path, set[Path]], options: Options,
+def _in_processes(jobs: list[Job], n: int, tf_dirs: dict[Path, list[Path]], calls: dict[Path, set[Path]], options: Options,
                   reader: Reader) -> list:
     """The results of `jobs` from `n` worker processes (`worker.py`); a slice whose worker
     fails is checked here instead."""

@@ -11,7 +11,7 @@ checked for undeclared names: the declarations in that file are unknown.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,7 +114,7 @@ def complete(t: ModuleTarget) -> bool:
     return not t.module.broken
 
 
-def hint(name: str, names) -> str:
+def hint(name: str, names: Iterable[str]) -> str:
     """` (did you mean "x"?)` for a close match of `name` among `names`, else ""."""
     close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.75)
     return f' (did you mean "{close[0]}"?)' if close else ""

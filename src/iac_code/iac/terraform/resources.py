@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from iac_code.iac.diagnostics import Diagnostic, diag
 from iac_code.iac.rules import Rule, rule
 from iac_code.iac.terraform import schema
 from iac_code.iac.terraform.hcl import Attr, Block, references
-from iac_code.iac.terraform.module import Module, ModuleTarget, is_override
+from iac_code.iac.terraform.module import Decl, Module, ModuleTarget, is_override
 from iac_code.iac.terraform.references import uses
 from iac_code.iac.terraform.schema import Provider, Shape
 
@@ -167,11 +167,11 @@ def _schemas(t: ModuleTarget) -> Schemas:
     return t.once("provider-schemas", lambda: Schemas(schema.installed(t.provider_schemas) if t.provider_schemas else None))
 
 
-def _typed_blocks(t: ModuleTarget):
+def _typed_blocks(t: ModuleTarget) -> list[tuple[Decl, Provider, Shape | None]]:
     """(decl, provider, shape or None) of each resource/data block whose provider's schema is
     known (`.tf.json` files are left out: their blocks and arguments look alike)."""
-    def compute():
-        out = []
+    def compute() -> list[tuple[Decl, Provider, Shape | None]]:
+        out: list[tuple[Decl, Provider, Shape | None]] = []
         for decl in t.module.blocks:
             b = decl.block
             if b.type in ("resource", "data") and len(b.labels) == 2 and not decl.file.name.endswith(".json"):
@@ -237,7 +237,8 @@ def _body(r: Rule, file: Path, where: str, b: Block, shape: Shape, missing: bool
     for inner in b.blocks:
         if top and inner.type in ("lifecycle", "provisioner", "connection"):
             continue
-        name, body = inner.type, inner
+        name = inner.type
+        body: Block | None = inner
         if inner.type == "dynamic" and inner.labels:
             name = inner.labels[0]
             generated.add(name)
@@ -300,6 +301,6 @@ def resource_unknown_attribute(t: ModuleTarget) -> Iterator[Diagnostic]:
                    f'{"data." if kind == "data" else ""}{root}.{steps[0]} has no attribute "{rest[0]}"{_hint(rest[0], names)}')
 
 
-def _hint(name: str, names) -> str:
+def _hint(name: str, names: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.8)
     return f' (did you mean "{close[0]}"?)' if close else ""

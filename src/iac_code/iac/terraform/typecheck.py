@@ -31,7 +31,7 @@ def parse_type(expr: Tree | None) -> Type:
         found = _type(expr)
     except (IndexError, AttributeError, ValueError, StopIteration):
         found = "any"
-    expr._iac_type = found  # type: ignore[union-attr]
+    expr._iac_type = found  # type: ignore[attr-defined]  # a memo on the shared, cached parse tree
     return found
 
 

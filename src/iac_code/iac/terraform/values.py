@@ -128,7 +128,9 @@ def _var_files(t: ModuleTarget) -> tuple[Module | None, list[tuple[Path, Body]],
 def _var_file_problems(t: ModuleTarget) -> list[ValueProblem]:
     mod, files, _ = _var_files(t)
     out: list[ValueProblem] = []
-    for path, body in files if mod is not None else ():
+    if mod is None:
+        return out
+    for path, body in files:
         for a in body.attrs:
             decl = mod.variables.get(a.name)
             if decl is not None:
@@ -165,7 +167,9 @@ def undeclared_tfvar(t: ModuleTarget) -> Iterator[Diagnostic]:
     if not names:
         mod = t.module
         files = mod.tfvars + mod.other_tfvars if mod.blocks and not mod.has_json and not mod.broken else []
-    for path, body in files if mod is not None else ():
+    if mod is None:
+        return
+    for path, body in files:
         for a in body.attrs:
             if a.name not in mod.variables:
                 close = difflib.get_close_matches(a.name, list(mod.variables), n=1, cutoff=0.75)
