@@ -221,6 +221,19 @@ def test_a_recursive_read_that_reaches_a_secret_is_not_covered(project):
     assert checked("cp -r sub sub2", project) == [None]
 
 
+def test_cp_and_mv_of_a_link_are_not_covered(project):
+    """A relative link is inside the project where it is and leads out once moved: `a/b/L ->
+    ../../home` is `proj/home`; moved to `proj/L` it is the home directory above the project."""
+    (project / "a" / "b").mkdir(parents=True)
+    (project / "a" / "b" / "L").symlink_to("../../home")
+    assert checked("cat a/b/L/x", project) == ["cat"]  # where it is, it leads inside
+    for command in ("mv a/b/L L", "cp -P a/b/L L", "cp -a a/b c", "mv a c", "cp -r a c", "mv a/* c"):
+        assert checked(command, project) == [None], command
+    assert checked("mv a/b/L L && grep -r KEY L", project) == [None, "grep"]
+    assert checked("cp -r sub sub2", project) == ["cp"]
+    assert checked("mv notes.txt sub/", project) == ["mv"]
+
+
 def test_a_glob_is_checked_on_what_it_expands_to_now(project):
     assert checked("cat *.tf", project) == ["cat"]
     (project / "terraform.tfstate").write_text("{}")

@@ -139,6 +139,44 @@ def reaches_sensitive(top: Path, root: Path, config_dir: Path, *, hidden: bool =
     return False
 
 
+LINK_CARRIERS = frozenset({"cp", "mv"})
+"""Programs that may carry a symbolic link's text to another directory (`mv` always; `cp` with
+`-P`, `-d`, `-a`, `-r`)."""
+
+
+def holds_link(arguments: Iterable[str], cwd: Path) -> bool:
+    """Whether one of `arguments`, from the real directory `cwd`, is a symbolic link or a directory
+    with one below it (or with more than `MAX_WALKED` entries). A relative link means another
+    place once moved: `a/b/L -> ../../u` is `u` inside the project, and moved to `L` it is the
+    directory above the project (`mv a/b/L L && grep -r x L`); so `cp`/`mv` of links get no rule."""
+    for argument in arguments:
+        if argument in DEVICE_FILES:
+            continue
+        path = Path(argument) if os.path.isabs(argument) else cwd / argument
+        try:
+            if path.is_symlink():
+                return True
+            if not path.is_dir():
+                continue
+        except OSError:
+            return True
+        seen, pending = 0, [path]
+        while pending:
+            try:
+                entries = list(os.scandir(pending.pop()))
+            except OSError:
+                continue
+            seen += len(entries)
+            if seen > MAX_WALKED:
+                return True
+            for entry in entries:
+                if entry.is_symlink():
+                    return True
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+    return False
+
+
 def glob_matches(pattern: str, cwd: Path) -> list[str] | None:
     """The names bash expands the glob `pattern` to in `cwd` now (hidden names only when the
     pattern's component starts with `.`, as bash without `dotglob`), or None when the pattern is

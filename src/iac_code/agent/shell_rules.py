@@ -29,9 +29,11 @@ import tree_sitter_bash
 from iac_code.agent.shell_cover import PATHLESS_PROGRAMS, Cover, cover
 from iac_code.agent.shell_paths import (
     DEVICE_FILES,
+    LINK_CARRIERS,
     exposes,
     foreign_repository,
     glob_matches,
+    holds_link,
     leaves_cwd,
     names_sensitive,
     reaches_sensitive,
@@ -150,6 +152,7 @@ def _passes(part: Part, dirs: list[Path], cwd: Path, config_dir: Path, writers: 
         if exposes(part.paths, directory, config_dir, root=cwd):
             return False
         roots = list(how.roots)
+        named = list(part.paths)
         for pattern in part.globs:
             matches = glob_matches(pattern, directory)
             others_write = writers > (1 if how.writes else 0)
@@ -157,8 +160,11 @@ def _passes(part: Part, dirs: list[Path], cwd: Path, config_dir: Path, writers: 
                 return False
             if exposes(matches, directory, config_dir, root=cwd):
                 return False
+            named += matches
             if how.roots:
                 roots += matches
+        if how.program in LINK_CARRIERS and holds_link(named, directory):
+            return False
         if any(reaches_sensitive(_resolved(directory, r), cwd, config_dir, hidden=how.hidden, only=how.only) for r in roots):
             return False
         if how.git_from is not None:
