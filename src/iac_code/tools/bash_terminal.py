@@ -20,7 +20,7 @@ import contextlib
 import logging
 import os
 
-from iac_code.core.events import TerminalContent, TextContent
+from iac_code.core.events import TerminalContent, TextContent, ToolContent
 from iac_code.redact import SECRET_ENV_NAMES
 from iac_code.tools.sandbox import Sandbox
 from iac_code.tools.base import ToolContext, ToolResult
@@ -71,7 +71,7 @@ async def run_in_terminal(argv: list[str], sandbox: Sandbox | None, timeout: flo
                 await _release(terminals, terminal_id)
         creating.cancel()
         raise
-    shown = [TerminalContent(terminal_id)]
+    shown: list[ToolContent] = [TerminalContent(terminal_id)]
     head: str | None = None
     try:
         with contextlib.suppress(Exception):  # showing it live is best effort

@@ -25,7 +25,7 @@ import stat
 import sysconfig
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from pydantic import Field
@@ -265,6 +265,7 @@ def search_python(root: Path, params: GrepInput, results: Results, accept: Accep
         regex = re.compile(params.pattern, re.IGNORECASE if params.case_insensitive else 0)
     except re.error as exc:
         return f"grep failed: invalid regular expression: {exc}"
+    files: Iterable[Path]
     if os.path.isfile(root):
         files = [root]
     else:

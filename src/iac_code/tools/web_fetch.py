@@ -185,7 +185,7 @@ async def check_url(url: str, allow_private: bool) -> None:
     except OSError as exc:
         raise FetchRefused(f"Cannot resolve {host}: {exc.strerror or exc}.") from None
     for info in infos:
-        address = _address(info[4][0])
+        address = _address(str(info[4][0]))  # an AF_INET/AF_INET6 sockaddr's host: a str
         if _refused(address):
             raise FetchRefused(
                 f"Refused to fetch {url}: {host} resolves to {address}, a local, private or reserved "

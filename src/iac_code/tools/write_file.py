@@ -143,8 +143,8 @@ def _old_text(path: Path, name: str, linked: bool) -> str | None | _Problem:
     if not stat.S_ISREG(st.st_mode):
         return _Problem(f"{name} is not a regular file (a device, FIFO or socket); it cannot be written.")
     try:
-        with ParentDir(path, linked=linked) as parent:
-            data = parent.read_capped(MAX_DIFF_BYTES)
+        with ParentDir(path, linked=linked) as opened:
+            data = opened.read_capped(MAX_DIFF_BYTES)
     except PathChanged as exc:
         return _Problem(changed_message(name, exc, "written"))
     except OSError as exc:

@@ -57,9 +57,8 @@ class Detection:
 def detect(setting: Setting = "auto") -> Detection:
     """The backends that work on this machine (probed once per process and setting)."""
     bwrap, landlock = bwrap_problem(), landlock_problem()
-    wanted: tuple[Backend, ...] = {"auto": ("bwrap", "landlock"), "bwrap": ("bwrap",), "landlock": ("landlock",)}.get(
-        setting, ()
-    )
+    choices: dict[Setting, tuple[Backend, ...]] = {"auto": ("bwrap", "landlock"), "bwrap": ("bwrap",), "landlock": ("landlock",)}
+    wanted = choices.get(setting, ())
     works = {"bwrap": bwrap is None, "landlock": landlock is None}
     backend: Backend = next((b for b in wanted if works[b]), "none")
     return Detection(setting, backend, bwrap, landlock)

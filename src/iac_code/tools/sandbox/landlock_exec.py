@@ -34,11 +34,17 @@ If any of this cannot be applied the command is not run: exit status 126 and the
 stderr (`Unavailable` in the preparing process).
 """
 
+from __future__ import annotations
+
 import ctypes
 import errno
 import os
 import struct
 import sys
+
+TYPE_CHECKING = False  # mypy takes it as true; this program starts without importing typing
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 LANDLOCK_CREATE_RULESET_VERSION = 1
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
@@ -92,7 +98,7 @@ class PathBeneath(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-def fail(message):
+def fail(message: str) -> NoReturn:
     """End this process (one that was to exec the command) with exit status 126 and `message`
     on stderr. Only a system call writes it: in a forked child the parent's `sys.stderr` (its
     buffer, its lock) is not to be touched."""
@@ -100,14 +106,14 @@ def fail(message):
     os._exit(126)
 
 
-def syscall(number, *args):
+def syscall(number: int, *args: object) -> int:
     result = libc.syscall(ctypes.c_long(number), *args)
     if result < 0:
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
     return result
 
 
-def abi_version():
+def abi_version() -> int:
     """The kernel's Landlock ABI version (0: none)."""
     try:
         return syscall(SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
@@ -115,7 +121,7 @@ def abi_version():
         return 0
 
 
-def handled_rights(abi):
+def handled_rights(abi: int) -> int:
     rights = (1 << 13) - 1  # EXECUTE .. MAKE_SYM: ABI 1
     if abi >= 2:
         rights |= REFER
@@ -126,7 +132,7 @@ def handled_rights(abi):
     return rights
 
 
-def inside(path, root):
+def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
@@ -134,12 +140,12 @@ class Rules:
     """The rules granting `grants` (path -> rights) except what `limits` (path -> the rights
     allowed there: READ for read-only, 0 for hidden) takes away."""
 
-    def __init__(self, handled, limits):
+    def __init__(self, handled: int, limits: dict[str, int]) -> None:
         self.handled = handled
         self.limits = limits
-        self.found = {}  # path -> rights, to add to the ruleset
+        self.found: dict[str, int] = {}  # path -> rights, to add to the ruleset
 
-    def grant(self, path, rights):
+    def grant(self, path: str, rights: int) -> None:
         rights &= self.handled
         if path in self.limits:
             rights &= self.limits[path]
@@ -162,11 +168,11 @@ class Rules:
             if not os.path.islink(child):  # a link is checked where it leads
                 self.grant(child, rights)
 
-    def add(self, path, rights):
+    def add(self, path: str, rights: int) -> None:
         self.found[path] = self.found.get(path, 0) | rights
 
 
-def make_ruleset(abi, writable, limits, shared_memory):
+def make_ruleset(abi: int, writable: list[str], limits: dict[str, int], shared_memory: bool) -> int:
     """A Landlock ruleset (its fd, close-on-exec) reading everything, writing the `writable`
     trees and the devices (and /dev/shm when `shared_memory`), less what `limits` takes away."""
     handled = handled_rights(abi)
@@ -193,7 +199,7 @@ def make_ruleset(abi, writable, limits, shared_memory):
     return ruleset
 
 
-def add_rule(ruleset, path, rights, gone_ok=False):
+def add_rule(ruleset: int, path: str, rights: int, gone_ok: bool = False) -> None:
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError as exc:
@@ -211,7 +217,7 @@ def add_rule(ruleset, path, rights, gone_ok=False):
         os.close(fd)
 
 
-def enter_mount_namespace():
+def enter_mount_namespace() -> bool:
     """Make this process a mount namespace of its own with private mounts (as root directly, else
     in a new user namespace mapping our uid and gid to themselves); False where that cannot be done
     (then the process may be left in a user namespace of its own: probe in a child)."""
@@ -237,16 +243,16 @@ def enter_mount_namespace():
     return True
 
 
-_MOUNTS_WORK = {}
+_MOUNTS_WORK: dict[str, bool] = {}
 
 
-def mount_namespace_works():
+def mount_namespace_works() -> bool:
     """Whether a child of this process can make the mount namespace `enter_mount_namespace`
     makes (probed once per process, in a child that exits without exec'ing anything)."""
     if "works" not in _MOUNTS_WORK:
         import subprocess  # only here: the stand-alone program starts faster without it
 
-        def probe():
+        def probe() -> None:
             os._exit(0 if enter_mount_namespace() else 1)
 
         try:
@@ -258,13 +264,13 @@ def mount_namespace_works():
     return _MOUNTS_WORK["works"]
 
 
-def mount(source, target, fstype, flags, data=None):
+def mount(source: bytes | None, target: bytes, fstype: bytes | None, flags: int, data: bytes | None = None) -> None:
     """mount(2) with bytes (or None) arguments."""
     if libc.mount(source, target, fstype, ctypes.c_ulong(flags), data) != 0:
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
-def bind_read_only(source, target):
+def bind_read_only(source: bytes, target: bytes) -> None:
     mount(source, target, None, MS_BIND | MS_REC)
     kept = os.statvfs(target).f_flag
     flags = sum(ms for st, ms in LOCKED_FLAGS.items() if kept & st)
@@ -283,17 +289,18 @@ class Confinement:
     `with`) releases the ruleset in this process once the child has started.
     """
 
-    def __init__(self, writable, read_only=(), hidden=(), blank="/dev/null", network=False, mounts=None):
+    def __init__(self, writable: list[str], read_only: list[str] | tuple[()] = (), hidden: list[str] | tuple[()] = (),
+                 blank: str = "/dev/null", network: bool = False, mounts: bool | None = None) -> None:
         abi = abi_version()
         if abi < 1:
             raise Unavailable("Landlock is not available in this kernel (Linux >= 5.13 with Landlock enabled)")
         self.mounts = mount_namespace_works() if mounts is None else mounts
         if self.mounts:  # (target, source or None for an empty tmpfs), in order
-            self.covers = [(os.fsencode(p), os.fsencode(p)) for p in read_only]
+            self.covers: list[tuple[bytes, bytes | None]] = [(os.fsencode(p), os.fsencode(p)) for p in read_only]
             for p in hidden:
                 directory = os.path.isdir(p) and not os.path.islink(p)
                 self.covers.append((os.fsencode(p), None if directory else os.fsencode(blank)))
-            limits = {}
+            limits: dict[str, int] = {}
         else:
             self.covers = []
             limits = {p: READ for p in read_only}
@@ -302,19 +309,19 @@ class Confinement:
         self.shared_memory = PathBeneath(handled_rights(abi), -1)  # the child's private /dev/shm, granted there
         self.ruleset = make_ruleset(abi, writable, limits, shared_memory=not self.mounts)
 
-    def __enter__(self):
+    def __enter__(self) -> Confinement:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         """Release the ruleset's fd in this process (the child that applied it holds its own)."""
         if self.ruleset >= 0:
             os.close(self.ruleset)
             self.ruleset = -1
 
-    def apply(self, in_namespace=False):
+    def apply(self, in_namespace: bool = False) -> None:
         """Confine this process (see the module docstring; `in_namespace`: it already has a mount
         namespace of its own); on any failure end it (`fail`). Only system calls through ctypes
         and `os` on prepared arguments: no import, no lock another thread may hold."""
@@ -330,7 +337,7 @@ class Confinement:
             if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) != 0:
                 fail(f"cannot install the seccomp network filter: {os.strerror(ctypes.get_errno())}")
 
-    def cover(self, in_namespace):
+    def cover(self, in_namespace: bool) -> None:
         """In a mount namespace of this process's own: the read-only paths bound read-only onto
         themselves, the hidden ones covered (an empty read-only tmpfs over a directory, `blank`
         over a file), /dev/shm a private tmpfs (granted in the ruleset)."""
@@ -357,7 +364,7 @@ class Confinement:
         os.close(fd)
 
 
-def drop_capabilities():
+def drop_capabilities() -> None:
     """No capability for the command, as root too (a root without them cannot load a module,
     trace the agent or undo the sandbox): the ambient and bounding sets emptied, and root given
     none on exec (`SECBIT_NOROOT`, where we may set it)."""
@@ -371,7 +378,7 @@ def drop_capabilities():
         fail("cannot take the capabilities away")
 
 
-def capability_sets():
+def capability_sets() -> dict[bytes, int]:
     """This process's capability sets (`CapInh`, `CapPrm`, `CapEff`, `CapBnd`, `CapAmb`, bytes)
     as numbers, read with system calls only (no Python file object in a forked child)."""
     fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
@@ -381,7 +388,7 @@ def capability_sets():
             text += chunk
     finally:
         os.close(fd)
-    found = {}
+    found: dict[bytes, int] = {}
     for line in text.split(b"\n"):
         name, _, value = line.partition(b":")
         if name.startswith(b"Cap"):
@@ -389,7 +396,7 @@ def capability_sets():
     return found
 
 
-def network_filter():
+def network_filter() -> tuple[bytes, int]:
     """A seccomp BPF program (bytes of `struct sock_filter`s) refusing network syscalls, and its
     length; raises `Unavailable` on an architecture it has no numbers for."""
     machine = os.uname().machine
@@ -400,10 +407,10 @@ def network_filter():
     eafnosupport, enosys = 0x00050000 | errno.EAFNOSUPPORT, 0x00050000 | errno.ENOSYS
     ld_arch, ld_nr, ld_arg0 = (0x20, 0, 0, 4), (0x20, 0, 0, 0), (0x20, 0, 0, 16)
 
-    def jeq(value, yes, no=0):
+    def jeq(value: int, yes: int, no: int = 0) -> tuple[int, int, int, int]:
         return (0x15, yes, no, value)
 
-    def ret(value):
+    def ret(value: int) -> tuple[int, int, int, int]:
         return (0x06, 0, 0, value)
 
     program = [
@@ -431,7 +438,7 @@ def network_filter():
     return b"".join(struct.pack("HBBI", *op) for op in program), len(program)
 
 
-def seccomp_program():
+def seccomp_program() -> tuple[ctypes.Array[ctypes.c_char], ctypes.Array[ctypes.c_char]]:
     """(the filter's buffer, its `struct sock_fprog`), ready for `prctl(PR_SET_SECCOMP)`: keep
     both alive until it is installed."""
     code, count = network_filter()
@@ -440,8 +447,11 @@ def seccomp_program():
     return buffer, fprog
 
 
-def parse(argv):
-    writable, read_only, hidden, blank, network = [], [], [], ["/dev/null"], False
+def parse(argv: list[str]) -> tuple[list[str], list[str], list[str], str, bool, list[str]]:
+    writable: list[str] = []
+    read_only: list[str] = []
+    hidden: list[str] = []
+    blank, network = ["/dev/null"], False
     i = 0
     while i < len(argv) and argv[i] != "--":
         flag = argv[i]
@@ -460,7 +470,7 @@ def parse(argv):
     return writable, read_only, hidden, blank[-1], network, command
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     """The stand-alone program: confine this process, start a new session, exec the command."""
     writable, read_only, hidden, blank, network, command = parse(argv)
     in_namespace = enter_mount_namespace()
