@@ -263,19 +263,21 @@ LEGITIMATE = [
 ]
 
 
-@pytest.mark.parametrize(("family", "saved", "covered", "dangerous"), LEGITIMATE, ids=[f for f, *_ in LEGITIMATE])
-async def test_a_saved_rule_still_covers_the_safe_forms_of_its_program(world, family, saved, covered, dangerous):
+async def test_a_saved_rule_still_covers_the_safe_forms_of_its_program(world):
+    """Per family, in one session (each family's program and subcommand differ from the others'):
+    "Always allow" on the saved form, the covered form runs unasked, the dangerous form asks."""
     # program rules with safe options are saved where commands are sandboxed (without a sandbox
     # a rule is the exact command line: test_sandbox_modes)
     if detect("auto").backend == "none":
         pytest.skip("no sandbox backend works here: saved bash rules are exact command lines")
     (world.project / "linked.txt").unlink()  # the attacks' links to the key go; the .env stays
     (world.project / "sub" / "key").unlink()
-    script = [bash(saved), bash(covered), bash(dangerous), {"blocks": [{"type": "text", "text": "done"}]}]
-    client = RecordingClient(answers=["allow_always"], default_answer="reject_once")
+    script = [*(bash(form) for _, *forms in LEGITIMATE for form in forms), {"blocks": [{"type": "text", "text": "done"}]}]
+    client = RecordingClient(answers=["allow_always", "reject_once"] * len(LEGITIMATE), default_answer="reject_once")
     async with spawn_agent(world.project, script=script, client=client, env=world.env("auto")) as agent:
         await agent.prompt(await agent.new_session(), "go")
-    assert [asked_of(c) for c in client.permissions] == [saved, dangerous]
+    asked = [asked_of(c) for c in client.permissions]
+    assert asked == [form for _, saved, _covered, dangerous in LEGITIMATE for form in (saved, dangerous)]
 
 
 def test_the_suite_covers_the_issues_attacks(world):
