@@ -3,11 +3,12 @@ this repository's HEAD commit on a small project (a broken Terraform file fails 
 fixed one passes), configured as a user would (`repo:` this repository, `rev:` HEAD).
 
 That is what `pre-commit try-repo REPO iac-code-validate --ref HEAD` does, except that try-repo
-installs the hook's environment (this package and its dependencies, from the package registry:
-~7 minutes on this machine) into a temporary store every time; `pre-commit run` keeps it under
-`PRE_COMMIT_HOME`, here `~/.cache/iac-code/pre-commit` (or `$IAC_CODE_PRE_COMMIT_HOME`), once
-per commit (`pre-commit gc` then drops the earlier commits' environments). Without git, or where the environment cannot be installed (no registry), the test
-is skipped and says why.
+installs the hook's environment (this package and its dependencies) into a temporary store every
+time; `pre-commit run` keeps it under `PRE_COMMIT_HOME`, here `~/.cache/iac-code/pre-commit` (or
+`$IAC_CODE_PRE_COMMIT_HOME`), once per commit (`pre-commit gc` then drops the earlier commits'
+environments). With pre-commit-uv (in the test extra) the environment is installed by uv: ~16 s
+with uv's cache warm, against ~95 s with pip, on this machine. Without git, or where the
+environment cannot be installed (no registry), the test is skipped and says why.
 """
 
 from __future__ import annotations
