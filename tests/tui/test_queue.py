@@ -87,6 +87,8 @@ async def test_a_queued_prompt_can_be_edited_and_removed(ws):
 
 
 async def test_esc_cancels_the_turn_first_and_the_queued_prompt_comes_back_to_the_box(ws):
+    """Then backspace edits it at once: the lost backspaces were a draft put back into the box
+    with its cursor at the start, where backspace deletes nothing."""
     app = app_of(ws, slow_then("next"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -96,20 +98,8 @@ async def test_esc_cancels_the_turn_first_and_the_queued_prompt_comes_back_to_th
         await turn_done(pilot)
         assert sent(app) == ["first"]  # nothing sent after a cancel
         assert app.queued == [] and app.prompt_box.text == "next thing"
-        assert app.prompt_box.cursor_location == (0, 10)  # at the end: backspace edits it
-
-
-async def test_backspace_right_after_the_turn_ends_edits_the_draft(ws):
-    """The lost backspaces: a draft put back into the box had its cursor at the start, where
-    backspace deletes nothing."""
-    app = app_of(ws, slow_then("next"))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await send(pilot, "first")
-        await type_and_enter(pilot, "next thing")
-        await pilot.press("escape")
-        await turn_done(pilot)
-        await pilot.press(*["backspace"] * 6)
+        assert app.prompt_box.cursor_location == (0, 10)  # at the end
+        await pilot.press(*["backspace"] * 6)  # right after the turn ended
         assert app.prompt_box.text == "next"
 
 
