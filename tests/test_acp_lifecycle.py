@@ -50,7 +50,7 @@ async def test_new_session_result_has_modes_models_and_config_options(tmp_path):
         assert result["sessionId"]
         modes = result["modes"]
         assert modes["currentModeId"] == "default"
-        assert [m["id"] for m in modes["availableModes"]] == ["default", "accept_edits", "plan", "bypass_permissions"]
+        assert [m["id"] for m in modes["availableModes"]] == ["default", "accept_edits", "sandboxed_commands", "plan", "bypass_permissions"]
         models = result["models"]
         assert models["currentModelId"] == "scripted"
         ids = [m["modelId"] for m in models["availableModels"]]

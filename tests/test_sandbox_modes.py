@@ -1,5 +1,6 @@
 """The sandbox in each mode and where there is none, end to end (PROTOCOL.md, Command sandbox;
-issue 17): `plan` runs commands sandboxed with the project read-only; `bypass_permissions` approves
+issue 17): `plan` runs commands sandboxed with the project read-only; `sandboxed_commands` runs
+sandboxed commands unasked and still asks for one leaving the sandbox; `bypass_permissions` approves
 a command outside the sandbox unasked; a command in the editor's terminal is sandboxed the same
 way; without a sandbox the agent says so once (`initialize` `_meta`, agent text), `plan` refuses
 commands and saved rules are exact command lines; `iac-code doctor` says which backend works."""
@@ -10,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from harness import RecordingClient, spawn_agent, spawn_raw, write_script
+from iac_code.tools.sandbox import detect
 from sandbox_rig import DONE, SSH_KEY, Place, backend, bash, loopback, output, results  # noqa: F401 - fixtures
 from test_client_fs_terminal_e2e import ALL, EditorClient, start
 
@@ -33,6 +36,29 @@ async def test_plan_mode_runs_commands_with_the_project_read_only(tmp_path, back
     assert write.status == "failed" and "Blocked by the sandbox?" in output(write)
     assert escalate.status == "failed" and "Plan mode is read-only" in output(escalate)
     assert (place.project / "main.tf").read_text() == before
+
+
+async def test_sandboxed_commands_mode_runs_sandboxed_commands_unasked_and_asks_to_leave(tmp_path):
+    found = detect("auto")
+    if found.backend == "none":
+        pytest.skip(f"no sandbox works here: {found.describe()}")
+    place = Place(tmp_path)
+    (place.project / "modules" / "net").mkdir(parents=True)
+    (place.project / "modules" / "net" / "main.tf").write_text("# net\n")
+    script = [bash("rm -r modules; echo changed > main.tf"), bash("echo x > .git/config"),
+              bash("echo left > main.tf", sandbox=False, reason="to write it"), DONE]  # fmt: skip
+    client = RecordingClient(default_answer="reject_once")
+    env = place.env("auto", "sandboxed_commands")
+    async with spawn_agent(place.project, script=script, client=client, env=env) as agent:
+        sid = await agent.new_session()
+        assert (await agent.prompt(sid, "change it")).stop_reason == "end_turn"
+        change, git_config, escalate = results(agent, sid)
+    assert change.status == "completed" and (place.project / "main.tf").read_text() == "changed\n"
+    assert not (place.project / "modules").exists()  # `rm -r` has no savable rule: the sandbox is what holds it
+    assert git_config.status == "failed" and "Blocked by the sandbox?" in output(git_config)
+    (asked,) = client.permissions  # only the command leaving the sandbox, and it did not run
+    assert "outside the sandbox" in asked.tool_call.title
+    assert escalate.status == "failed" and (place.project / "main.tf").read_text() == "changed\n"
 
 
 async def test_bypass_runs_a_command_outside_the_sandbox_without_asking(tmp_path, backend, loopback):

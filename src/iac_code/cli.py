@@ -16,7 +16,7 @@ import os
 import sys
 
 SUBCOMMANDS = ("acp", "demo", "validate", "doctor")
-MODES = ("default", "accept_edits", "plan", "bypass_permissions")
+MODES = ("default", "accept_edits", "sandboxed_commands", "plan", "bypass_permissions")
 
 
 def _positive_int(value: str) -> int:

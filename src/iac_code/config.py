@@ -28,7 +28,7 @@ from iac_code.redact import MIN_SECRET_CHARS, SECRET_ENV_NAMES
 
 log = logging.getLogger(__name__)
 
-ModeId = Literal["default", "accept_edits", "plan", "bypass_permissions"]
+ModeId = Literal["default", "accept_edits", "sandboxed_commands", "plan", "bypass_permissions"]
 ThoughtLevel = Literal["off", "low", "medium", "high"]
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,11 @@ class Mode:
 MODES = (
     Mode("default", "Default", "Ask before every edit and command"),
     Mode("accept_edits", "Accept edits", "Edit files inside the project without asking; ask before commands"),
+    Mode(
+        "sandboxed_commands",
+        "Sandboxed commands",
+        "Edit files inside the project and run sandboxed commands without asking; commands that leave the sandbox still ask",
+    ),
     Mode("plan", "Plan", "Read-only: explore and plan; edits are refused, commands run in the sandbox with the project read-only"),
     Mode("bypass_permissions", "Bypass permissions", "Run everything without asking, commands in the sandbox (writes outside the project still ask)"),
 )

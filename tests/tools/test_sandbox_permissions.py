@@ -95,3 +95,13 @@ def test_without_a_sandbox_saved_rules_are_exact_command_lines(ctx, command):
     policy.remember(call, "allow_always")
     assert policy.decide(classify(policy, ctx, command=command)).action == "allow"
     assert policy.decide(classify(policy, ctx, command=command + " -recursive")).action == "ask"
+
+
+def test_sandboxed_commands_mode_runs_only_what_a_sandbox_holds(ctx):
+    policy = PermissionPolicy("sandboxed_commands", sandboxed=True)
+    assert policy.decide(classify(policy, ctx, command="rm -r modules && terraform fmt")).action == "allow"
+    assert policy.decide(classify(policy, ctx, command="terraform init", sandbox=False, reason="providers")).action == "ask"
+    policy.remember(classify(policy, ctx, command="terraform fmt"), "reject_always")
+    assert policy.decide(classify(policy, ctx, command="terraform fmt")).action == "deny"  # a saved rejection wins
+    without = PermissionPolicy("sandboxed_commands", sandboxed=False)  # no sandbox works here: commands ask
+    assert without.decide(classify(without, ctx, command="terraform fmt")).action == "ask"

@@ -135,10 +135,12 @@ async def test_mode_picker_switches_mode(ws):
         await pilot.press("f3")
         picker = await wait_until(pilot, lambda: app.screen if isinstance(app.screen, SettingPicker) else None, what="the picker")
         values = [c.value for c in picker.setting.choices]
-        assert values == ["default", "accept_edits", "plan", "bypass_permissions"]
-        await pilot.press("down", "down", "enter")  # default -> accept_edits -> plan
-        await wait_until(pilot, lambda: app.state.setting("mode").current == "plan", what="the mode change")
-        await wait_until(pilot, lambda: str(app.query_one("#status-mode").render()) == "Plan", what="the status bar")
+        assert values == ["default", "accept_edits", "sandboxed_commands", "plan", "bypass_permissions"]
+        said = {c.value: c.description for c in picker.setting.choices}["sandboxed_commands"]
+        assert said == "Edit files inside the project and run sandboxed commands without asking; commands that leave the sandbox still ask"
+        await pilot.press("down", "down", "enter")  # default -> accept_edits -> sandboxed_commands
+        await wait_until(pilot, lambda: app.state.setting("mode").current == "sandboxed_commands", what="the mode change")
+        await wait_until(pilot, lambda: str(app.query_one("#status-mode").render()) == "Sandboxed commands", what="the status bar")
 
 
 async def test_model_and_mode_flags_are_applied(ws):

@@ -10,13 +10,16 @@ that was checked and approved. Rules (PROTOCOL.md, Permissions):
   resolved, a multi-linked file counting as outside) or of files holding secrets
   (`paths.is_sensitive`) ask, except in `bypass_permissions`; `web_fetch` asks per host, except
   for the documentation hosts (`web_fetch.DOCUMENTATION_HOSTS`);
-- `write_file`/`edit_file` ask in `default`, run in `accept_edits` and `bypass_permissions`, and
+- `write_file`/`edit_file` ask in `default`, run in `accept_edits`, `sandboxed_commands` and
+  `bypass_permissions`, and
   are refused in `plan`; a write to a sensitive path (`.git/`, `.iac-code/`, the config dir,
   `.env*`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up files) asks in every mode but
   `bypass_permissions`, a write outside the cwd asks in every mode, and no saved rule covers either;
 - `bash`, `agent` and other tools (MCP) ask in `default` and `accept_edits`, run in
   `bypass_permissions`, and are refused in `plan`, except a `bash` command run in the sandbox
-  (`tools.sandbox`, with the project read-only there), which asks as in `default`. A command run
+  (`tools.sandbox`, with the project read-only there), which asks as in `default`; in
+  `sandboxed_commands` a `bash` command run in the sandbox runs unasked (the OS boundary holds
+  it) and every other `bash`, `agent` or other call asks as in `accept_edits`. A command run
   outside the sandbox (its input `sandbox: false`, with a `reason`) is asked about in words that
   say so, and its saved rules are its own ("exactly `terraform init` outside the sandbox"): a
   rule for sandboxed commands never covers it, nor the reverse. Where no sandbox is under the
@@ -212,8 +215,10 @@ class PermissionPolicy:
             return Verdict("ask")  # outside the project: asks even in bypass_permissions
         if self.mode == "bypass_permissions":
             return Verdict("allow")
-        if call.category == "write" and not call.exposed and self.mode == "accept_edits":
+        if call.category == "write" and not call.exposed and self.mode in ("accept_edits", "sandboxed_commands"):
             return Verdict("allow")
+        if call.tool_name == "bash" and call.sandboxed and self.mode == "sandboxed_commands":
+            return Verdict("allow")  # the sandbox holds it; a call leaving it (or none here) asks
         return Verdict("allow" if call.rules and covered else "ask")
 
     def options(self, call: Classified) -> list[PermissionOption]:

@@ -164,7 +164,7 @@ class Session:
 
     @property
     def mode(self) -> ModeId:
-        """The permission mode (`default`, `accept_edits`, `plan`, `bypass_permissions`)."""
+        """The permission mode (`default`, `accept_edits`, `sandboxed_commands`, `plan`, `bypass_permissions`)."""
         return self.policy.mode
 
     @property
