@@ -14,6 +14,10 @@ import argparse
 import contextlib
 import os
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # config (pydantic) is imported where a command needs it: `iac-code` starts the TUI fast
+    from iac_code.config import Settings
 
 SUBCOMMANDS = ("acp", "demo", "validate", "doctor")
 MODES = ("default", "accept_edits", "sandboxed_commands", "plan", "bypass_permissions")
@@ -30,7 +34,7 @@ def _positive_int(value: str) -> int:
     return number
 
 
-def _settings(**overrides):  # noqa: ANN202 - iac_code.config.Settings
+def _settings(**overrides: Any) -> Settings:
     from iac_code.config import load_settings
 
     return load_settings(**{k: v for k, v in overrides.items() if v is not None})

@@ -16,7 +16,7 @@ from acp.schema import AcpMcpServer, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from iac_code.agent.session import Session
 from iac_code.mcp.hub import ServerStatus
-from iac_code.mcp.servers import McpServerSpec
+from iac_code.mcp.servers import McpServerSpec, Transport
 
 STATUS_NOTIFICATION = "iac-code/mcp_status"
 """Sent as `_iac-code/mcp_status` (the SDK adds the leading underscore of extension methods)."""
@@ -32,7 +32,7 @@ def specs_from_acp(servers: list[Any] | None) -> tuple[list[McpServerSpec], list
             specs.append(McpServerSpec(server.name, "stdio", command=server.command, args=tuple(server.args or []), env=env))
         elif isinstance(server, HttpMcpServer | SseMcpServer):
             headers = {h.name: h.value for h in server.headers or []}
-            transport = "http" if isinstance(server, HttpMcpServer) else "sse"
+            transport: Transport = "http" if isinstance(server, HttpMcpServer) else "sse"
             specs.append(McpServerSpec(server.name, transport, url=server.url, headers=headers))
         elif isinstance(server, AcpMcpServer):
             problems.append(f"server `{server.name}`: MCP over ACP is not supported (mcpCapabilities.acp is false)")

@@ -172,11 +172,11 @@ class PermissionPolicy:
         exposed = bool(sensitive or outside)
         if tool.name == "web_fetch":  # per host (PROTOCOL.md, Permissions)
             host = fetch_host(str(getattr(params, "url", "")))
-            rules = [] if host in DOCUMENTATION_HOSTS else [f"fetch {host}" if host else None]
+            rules: list[str | None] = [] if host in DOCUMENTATION_HOSTS else [f"fetch {host}" if host else None]
             return Classified(tool.name, tool.category, paths, False, False, rules, f"fetches from `{host}`")
         if tool.category == "read":
             dirs = sorted({str(p if p.is_dir() else p.parent) for p in outside if p not in sensitive})
-            rules: list[str | None] = [None] * len(sensitive) + [f"read {d}" for d in dirs]
+            rules = [None] * len(sensitive) + [f"read {d}" for d in dirs]
             subject = "reads in " + ", ".join(f"`{d}`" for d in dirs)
         elif writing:
             rules, subject = [None if exposed else "edit"], "edits in this project"

@@ -26,6 +26,7 @@ from iac_code.core.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallStarted,
+    ToolContent,
     ToolCallUpdated,
     UserAttachment,
     UserImage,
@@ -83,7 +84,7 @@ def _tool_call(use: ToolUseBlock, result: ToolResultBlock | None, tools: ToolReg
             log.exception("tool %s failed rebuilding a replayed call", use.name)
     if shown is not None:
         yield from shown.events
-    content = shown.content if shown is not None and shown.content is not None else ([TextContent(output)] if output else [])
+    content: list[ToolContent] = shown.content if shown is not None and shown.content is not None else ([TextContent(output)] if output else [])
     yield ToolCallUpdated(
         use.id,
         status="failed" if failed else "completed",

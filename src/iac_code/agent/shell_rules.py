@@ -94,6 +94,12 @@ class Opaque(Exception):
     """The command uses syntax this module does not understand."""
 
 
+def _source(node: tree_sitter.Node) -> str:
+    """The text of `node` (a tree parsed from bytes keeps it; tree-sitter types `Node.text` as
+    None only for trees read through a callback)."""
+    return (node.text or b"").decode("utf-8", "replace")
+
+
 @functools.cache
 def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
@@ -209,7 +215,7 @@ def _hides_substitution(root: tree_sitter.Node) -> bool:
         node = stack.pop()
         if node.child_count:
             stack.extend(node.children)
-        elif node.is_named and node.type not in _INERT_LEAVES and (b"`" in node.text or b"$(" in node.text):
+        elif node.is_named and node.type not in _INERT_LEAVES and (b"`" in (node.text or b"") or b"$(" in (node.text or b"")):
             return True
     return False
 
@@ -224,7 +230,7 @@ def _walk(node: tree_sitter.Node, out: list[Part]) -> None:
         _nested_redirects(node, out)
         _substitutions(node, out)
     elif kind == "variable_assignment":  # `PATH=./bin` alone changes what later commands run
-        out.append(Part(node.text.decode("utf-8", "replace"), None))
+        out.append(Part(_source(node), None))
         _substitutions(node, out)
     elif kind == "file_redirect":
         out.extend(_redirect(node))
@@ -267,7 +273,7 @@ def _redirect(node: tree_sitter.Node) -> list[Part]:
     if target is None:
         return []
     text = _literal(target)
-    whole = node.text.decode("utf-8", "replace")
+    whole = _source(node)
     if text in DEVICE_FILES or operator == "<<<":
         return []
     if operator in (">&", "<&") and (target.type == "number" or text == "-"):
@@ -281,7 +287,7 @@ def _redirect(node: tree_sitter.Node) -> list[Part]:
 def _literal(node: tree_sitter.Node) -> str | None:
     """The word `node` stands for, unquoted; None when it has expansions (its value is not known)."""
     kind = node.type
-    text = node.text.decode("utf-8", "replace")
+    text = _source(node)
     if kind in ("word", "number"):
         return None if any(c in text for c in "$`*?[") else text.replace("\\", "")
     if kind == "raw_string":
@@ -289,7 +295,7 @@ def _literal(node: tree_sitter.Node) -> str | None:
     if kind == "string":
         inner = node.named_children
         if all(c.type == "string_content" for c in inner):
-            return "".join(c.text.decode("utf-8", "replace") for c in inner)
+            return "".join(_source(c) for c in inner)
         return None
     if kind == "concatenation":
         pieces = [_literal(c) for c in node.named_children]
@@ -298,7 +304,7 @@ def _literal(node: tree_sitter.Node) -> str | None:
 
 
 def _simple(node: tree_sitter.Node) -> Part:
-    text = node.text.decode("utf-8", "replace")
+    text = _source(node)
     if node.type == "test_command":
         return Part(text, "test", cover=Cover("test", writes=False))
     if node.type == "declaration_command":  # export / local / declare / readonly / typeset
@@ -317,7 +323,7 @@ def _simple(node: tree_sitter.Node) -> Part:
         elif child.type in _ARGUMENTS:
             literal = _literal(child)
             words.append(literal)
-            raw = child.text.decode("utf-8", "replace")
+            raw = _source(child)
             sensitive = sensitive or names_sensitive(_unquoted(child), glob=child.type in ("word", "concatenation"))
             if literal is None and child.type == "word" and "$" not in raw and "`" not in raw:
                 globs.append(raw)  # `*.tf`: bash expands it to names when the command runs
@@ -344,9 +350,9 @@ def _simple(node: tree_sitter.Node) -> Part:
 def _braces(node: tree_sitter.Node) -> bool:
     """Whether bash may brace-expand the argument `node` (`{~,.}`, `.gi{t,}`, `{1..3}`) into words
     other than its text; quoted braces count too (the test is on the text)."""
-    return node.type != "raw_string" and _BRACES.search(node.text.decode("utf-8", "replace")) is not None
+    return node.type != "raw_string" and _BRACES.search(_source(node)) is not None
 
 
 def _unquoted(node: tree_sitter.Node) -> str:
     """The text of an argument with its quotes and backslashes removed (expansions left as written)."""
-    return re.sub(r"[\\'\"]", "", node.text.decode("utf-8", "replace"))
+    return re.sub(r"[\\'\"]", "", _source(node))

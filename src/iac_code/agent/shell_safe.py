@@ -24,6 +24,8 @@ Not listed, and why (each is then covered only by an exact-line rule):
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from iac_code.agent.shell_options import Parsed, Program, Spec
 from iac_code.agent.shell_scripts import awk_program_ok, jq_filter_ok, sed_script_ok, yq_expression_ok
 
@@ -275,7 +277,12 @@ _TERRAFORM = Program(
 
 _KUBE = "-n= --namespace= --context= --cluster= --user= --request-timeout= -v= --v= --match-server-version? --warnings-as-errors"
 _KUBE_FILES = " -f@ --filename@ -l= --selector="
-_KUBE_WALK = {"walks": "-f --filename", "only": "*.yaml *.yml *.json"}
+class _Walks(TypedDict):
+    walks: str
+    only: str
+
+
+_KUBE_WALK: _Walks = {"walks": "-f --filename", "only": "*.yaml *.yml *.json"}
 _KUBECTL = Program(
     Spec("kubectl's own options: no `--kubeconfig` (its `exec` runs a command), `--server`, `--token`, `--as`", _KUBE),
     {

@@ -85,7 +85,8 @@ def spec_from_entry(name: str, entry: Any) -> McpServerSpec:
             headers = _mapping(entry.get("headers", {}), "`headers`")
         except McpConfigError as exc:
             raise McpConfigError(f"server {name!r}: {exc}") from None
-        return McpServerSpec(name=name, transport=kind, url=url, headers=headers)
+        transport: Transport = "http" if kind == "http" else "sse"
+        return McpServerSpec(name=name, transport=transport, url=url, headers=headers)
     raise McpConfigError(f"server {name!r}: unknown `type` {entry.get('type')!r} (stdio, http or sse)")
 
 

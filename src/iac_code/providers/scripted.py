@@ -46,6 +46,7 @@ from iac_code.core.conversation import (
     estimate_tokens,
 )
 from iac_code.core.provider import (
+    ErrorKind,
     MessageDone,
     ModelRequest,
     ProviderError,
@@ -80,7 +81,7 @@ class ScriptToolUse(BaseModel):
 
 class ScriptError(BaseModel):
     type: Literal["error"]
-    kind: str = "overloaded"
+    kind: ErrorKind = "overloaded"
     message: str = "scripted error"
 
 
@@ -171,6 +172,7 @@ class ScriptedProvider:
         input_tokens = estimate_tokens(request.messages, request.system) + sum(
             len(t.description) // 4 + 50 for t in request.tools
         )
+        turn: ScriptTurn | None
         if request.purpose == "compaction":
             turn = ScriptTurn(blocks=[ScriptText(type="text", text=_summary(request.messages[:-1]))])
         else:
@@ -191,7 +193,7 @@ class ScriptedProvider:
         yield UsageReported(Usage(input_tokens=input_tokens, output_tokens=1))  # as the API's message_start does
         for block in turn.blocks:
             if isinstance(block, ScriptError):  # the request counts its input and the output so far
-                error = ProviderError(block.kind, block.message)  # type: ignore[arg-type]
+                error = ProviderError(block.kind, block.message)
                 error.usage = Usage(input_tokens=input_tokens, output_tokens=output_chars // 4)
                 raise error
             if isinstance(block, ScriptToolUse):
