@@ -4,7 +4,8 @@ A `.mcp.json` in the session's cwd names commands the agent would run, so openin
 repository must not start them. The decision is remembered per file and per content in
 `<config dir>/mcp-approvals.json` (`{"<real path>": {"sha256": ..., "decision": "allow"|"reject"}}`),
 where the digest covers the file and the content of the local files its stdio commands name
-inside the project (`python server.py`: `server.py`), so a change to either asks again
+inside the project (`python server.py`: `server.py`; a directory named: all of it; `python -m
+pkg.server`: `pkg/`), so a change to either asks again
 (PROTOCOL.md, MCP servers). `allow_once`/`reject_once` hold for the session only and are not
 written. `describe` shows a server as the question does: its whole command line, its `env`, its
 URL and headers, secrets masked (`masked`).
@@ -74,23 +75,64 @@ class ProjectServers:
         return {s.name: describe(s) for s in self.specs}
 
 
+MAX_TREE_FILES = 2_000
+MAX_TREE_BYTES = 32 << 20
+"""A directory a command names is digested whole up to this many files and bytes; a larger one
+gets a digest that matches nothing, so its server asks every time."""
+
+
 def local_files(specs: list[McpServerSpec], cwd: Path) -> dict[str, str]:
-    """The files inside the project (`cwd`) that the stdio servers' commands name, as their
-    command or an argument (`./server.sh`, `python tools/mcp.py`, `--script=x.js`), relative path
-    -> the sha256 of their content now (`missing` when unreadable)."""
+    """The files and directories inside the project (`cwd`) that the stdio servers' commands
+    name, relative path -> the sha256 of their content now (`missing` when unreadable): as the
+    command or an argument (`./server.sh`, `python tools/mcp.py`, `--script=x.js`), a directory
+    (`node ./srv`, `python srv/`: every file below it) and the package of `python -m pkg.server`
+    (`pkg/` or `pkg.py`, what Python imports from the cwd)."""
     found: dict[str, str] = {}
     root = Path(os.path.realpath(cwd))
     for spec in specs:
         if spec.transport != "stdio":
             continue
-        for word in (spec.command, *spec.args):
-            for candidate in {word, word.split("=", 1)[-1]}:
+        words = (spec.command, *spec.args)
+        for i, word in enumerate(words):
+            candidates = {word, word.split("=", 1)[-1]}
+            module = word[2:] if word.startswith("-m") and len(word) > 2 else (word if i and words[i - 1] == "-m" else "")
+            if module:
+                top = module.split(".")[0]
+                candidates |= {top, top + ".py"}
+            for candidate in candidates:
                 if not candidate or candidate.startswith("-"):
                     continue
                 path = Path(os.path.normpath(root / os.path.expanduser(candidate)))
-                if (path == root or root in path.parents) and path.is_file():
+                if path != root and root not in path.parents:
+                    continue
+                if path.is_file():
                     found[str(path.relative_to(root))] = _file_digest(path)
+                elif path.is_dir():  # `node .` runs the project itself: all of it is covered
+                    found[str(path.relative_to(root)) + "/"] = _tree_digest(path)
     return dict(sorted(found.items()))
+
+
+def _tree_digest(top: Path) -> str:
+    """The sha256 of every file's relative name and content below `top` (links by their target
+    text), or a digest that matches nothing for a tree over `MAX_TREE_FILES`/`MAX_TREE_BYTES`."""
+    digest = hashlib.sha256()
+    files = size = 0
+    for directory, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")  # written only with the person's approval
+        for name in sorted(filenames):
+            path = Path(directory, name)
+            files += 1
+            try:
+                size += path.lstat().st_size
+            except OSError:
+                pass
+            if files > MAX_TREE_FILES or size > MAX_TREE_BYTES:
+                log.warning("%s is too large to remember: its .mcp.json asks every time", top)
+                return "too-large-" + os.urandom(16).hex()
+            digest.update(str(path.relative_to(top)).encode("utf-8", "surrogateescape") + b"\0")
+            content = os.readlink(path) if path.is_symlink() else _file_digest(path)
+            digest.update(content.encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()
 
 
 def _file_digest(path: Path) -> str:
