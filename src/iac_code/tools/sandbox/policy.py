@@ -15,6 +15,7 @@ project to serve as a mount point). A path that is the cwd or holds it is never 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,12 +69,12 @@ def command_policy(
     blank: Path,
     project_writable: bool = True,
     home: Path | None = None,
-    environ: dict[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Policy:
     """The policy of a command run in `cwd` (real) with the private temp dir `tmpdir` and the
     empty file `blank`; `home` defaults to the user's home directory, `environ` (for
     `SSH_AUTH_SOCK`) to `os.environ`."""
-    environ = dict(os.environ) if environ is None else environ
+    environ = os.environ if environ is None else environ
     home = Path(os.path.realpath(home or Path.home()))
     read_only, hidden, complete = project_paths(cwd, config_dir)
     if not project_writable:  # all of it is read-only; its secrets stay hidden
@@ -82,6 +83,8 @@ def command_policy(
     if environ.get("SSH_AUTH_SOCK"):
         outside.append(Path(environ["SSH_AUTH_SOCK"]))
     for path in outside:
+        if not os.path.lexists(path):  # most are not there: one lstat, not a realpath's
+            continue
         real = Path(os.path.realpath(path))
         if os.path.lexists(real) and not is_inside(cwd, real):
             hidden.append(real)
