@@ -100,7 +100,8 @@ def test_fetches_ask_per_host_except_documentation_hosts(ctx):
 
 @pytest.mark.parametrize("name", ["id_ed25519", "id_ecdsa", "prod.tfstate", "terraform.tfstate.backup", "tls.key",
                                   "store.p12", "app.jks", "credentials-ci.json", "dev.kubeconfig", ".vault-token",
-                                  ".npmrc", "terraform.rc"])
+                                  ".npmrc", "terraform.rc", ".bash_history", ".psql_history", "credentials.toml", ".s3cfg",
+                                  ".boto"])
 def test_a_reads_in_dir_rule_does_not_cover_the_secrets_in_it(ctx, tmp_path, name):
     shared = tmp_path / "shared"
     shared.mkdir(exist_ok=True)

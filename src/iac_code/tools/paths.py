@@ -13,10 +13,11 @@ import stat
 import unicodedata
 from pathlib import Path
 
-SENSITIVE_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".aliyun"})
+SENSITIVE_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".aliyun", ".oci"})
 """Directories whose files hold keys and tokens (PROTOCOL.md, Permissions: sensitive paths)."""
-SENSITIVE_CONFIG_DIRS = frozenset({"gcloud", "gh"})
-"""Directories under `.config/` that hold tokens (`~/.config/gcloud`, `~/.config/gh/hosts.yml`)."""
+SENSITIVE_CONFIG_DIRS = frozenset({"gcloud", "gh", "glab-cli", "hub", "doctl"})
+"""Directories (or files) under `.config/` that hold tokens (`~/.config/gcloud`,
+`~/.config/gh/hosts.yml`, GitLab's `glab-cli`, `hub`, DigitalOcean's `doctl`)."""
 SENSITIVE_FILE_NAMES = frozenset(
     {
         "credentials",  # ~/.aws/credentials and the like
@@ -30,6 +31,10 @@ SENSITIVE_FILE_NAMES = frozenset(
         "terraform.rc",
         "credentials.tfrc.json",  # Terraform CLI / HCP Terraform API tokens
         "application_default_credentials.json",  # gcloud
+        "credentials.toml",  # cargo registry tokens
+        ".s3cfg",  # s3cmd
+        ".boto",  # gsutil
+        ".history",
     }
 )
 SENSITIVE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore")
@@ -62,7 +67,8 @@ writing them is sensitive."""
 def sensitive_name(name: str) -> bool:
     """Whether a file called `name` (one path component, any letter case) holds secrets by its name
     alone: `.env*`, ssh private keys (`id_rsa`, `id_ed25519`, …), `*.pem *.key *.p12 *.pfx *.jks
-    *.keystore`, `*.tfstate*`, `credentials*.json`, `*kubeconfig*` and the files of
+    *.keystore`, `*.tfstate*`, `credentials*.json`, `*kubeconfig*`, shell and REPL histories
+    (`.bash_history`, `.psql_history`, …) and the files of
     `SENSITIVE_FILE_NAMES` (PROTOCOL.md, Permissions: sensitive paths)."""
     name = name.casefold()
     return (
@@ -73,6 +79,7 @@ def sensitive_name(name: str) -> bool:
         or ".tfstate" in name  # terraform.tfstate, x.tfstate.backup
         or (name.startswith("credentials") and name.endswith(".json"))
         or "kubeconfig" in name
+        or name.endswith("_history")  # .bash_history, .psql_history: secrets typed on command lines
     )
 
 

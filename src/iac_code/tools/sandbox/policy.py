@@ -24,7 +24,9 @@ from iac_code.tools.paths import is_inside, sensitive_parts
 HOME_SECRETS = (
     ".ssh", ".aws", ".aliyun", ".kube", ".azure", ".config/gcloud", ".config/gh", ".docker/config.json",
     ".gnupg", ".netrc", ".npmrc", ".pypirc", ".vault-token", ".terraform.d/credentials.tfrc.json",
-    ".terraformrc", ".git-credentials", ".pgpass",
+    ".terraformrc", ".git-credentials", ".pgpass", ".oci", ".config/glab-cli", ".config/hub", ".config/doctl",
+    ".cargo/credentials.toml", ".s3cfg", ".boto", ".bash_history", ".zsh_history", ".history", ".psql_history",
+    ".mysql_history", ".python_history",
 )  # fmt: skip
 """Where people keep credentials in their home directory: hidden from every sandboxed command."""
 
