@@ -64,6 +64,13 @@ async def test_runs_in_the_session_cwd_with_a_non_interactive_environment(projec
     assert result.output.splitlines()[:2] == [str(project), "0 cat cat"]
 
 
+async def test_cd_goes_where_the_rules_resolve_it_whatever_cdpath_says(project, call, tmp_path, monkeypatch):
+    (tmp_path / "elsewhere" / "etc").mkdir(parents=True)
+    monkeypatch.setenv("CDPATH", str(tmp_path / "elsewhere"))
+    result = await call(tool, command="cd etc 2>/dev/null; pwd")
+    assert result.output.splitlines()[0] == str(project)  # no `etc` here: cd fails, CDPATH is not searched
+
+
 async def test_no_controlling_terminal_and_a_new_session(call):
     result = await call(tool, command="(: </dev/tty) 2>/dev/null && echo has-tty || echo no-tty")
     assert result.output.startswith("no-tty")

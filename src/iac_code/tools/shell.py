@@ -32,8 +32,11 @@ ENV_OVERRIDES = {
     "GIT_PAGER": "cat",
     "DEBIAN_FRONTEND": "noninteractive",
     "TF_INPUT": "0",
+    "CDPATH": "",
 }
-"""Set in every command's environment, so that nothing waits for a person (PROTOCOL.md, issue 10)."""
+"""Set in every command's environment, so that nothing waits for a person (PROTOCOL.md, issue 10),
+and `cd sub` goes where the permission rules resolved it (`shell_rules`: from the directory the
+command is in), not to a `sub` a person's exported `CDPATH` finds elsewhere."""
 
 
 def command_environment(secrets: Redactor, sandbox: Sandbox | None = None) -> dict[str, str]:
