@@ -98,3 +98,16 @@ def test_a_forked_child_with_landlock_alone(place):
         pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
     seen = confined(*place, mounts=False)
     assert seen == {**CONTAINED, "edit": "yes", "sub": "yes", "root": "no", "tmp": "yes", "shm": "yes"}
+
+
+def test_an_ancestors_environment_is_out_of_reach(tmp_path):
+    """iac-tui (like this test process) is a dumpable ancestor of the agent's commands: Landlock's
+    ptrace scope keeps its /proc environ and memory from them (bubblewrap's PID namespace does)."""
+    if detect("landlock").backend != "landlock":
+        pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
+    probe = ["/bin/bash", "-c", f"head -c 64 /proc/{os.getpid()}/environ >/dev/null && echo read"]
+    plain = subprocess.run(probe, capture_output=True, text=True, timeout=60, check=False)
+    assert plain.stdout == "read\n"  # same user, not confined: readable
+    with Confinement([str(tmp_path)], mounts=False) as confinement:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=60, check=False, preexec_fn=confinement.apply)
+    assert done.stdout == "" and "Permission denied" in done.stderr
