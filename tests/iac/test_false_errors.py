@@ -96,6 +96,26 @@ resource "terraform_data" "b" {
 }
 '''
 
+SET_OR_EMPTY = '''variable "on" {
+  type    = bool
+  default = false
+}
+
+resource "terraform_data" "each" {
+  for_each = var.on ? toset(["a", "b"]) : []
+  input    = each.key
+}
+
+variable "names" {
+  type = list(string)
+}
+
+resource "terraform_data" "unknown" {
+  for_each = var.on ? toset(var.names) : []
+  input    = each.key
+}
+'''
+
 MOD = {"mod/main.tf": 'output "out" {\n  value = 1\n}\n'}
 
 
@@ -105,6 +125,7 @@ MOD = {"mod/main.tf": 'output "out" {\n  value = 1\n}\n'}
     ("module-index-in-try", {"main.tf": MODULE_INDEX_IN_TRY, **MOD}),
     ("depends-on-module-output", {"main.tf": DEPENDS_ON_MODULE_OUTPUT, **MOD}),
     ("quoted-references", {"main.tf": QUOTED_REFERENCES}),
+    ("set-or-empty-tuple", {"main.tf": SET_OR_EMPTY}),  # one type for both results: a set (terraform-google-kubernetes-engine)
 ])
 def test_terraform_accepts_it_and_so_do_we(tmp_path: Path, name: str, files: dict[str, str]) -> None:
     root = write(tmp_path / name, files)
@@ -122,6 +143,11 @@ def test_a_resource_index_without_count_stays_an_error_inside_try(tmp_path: Path
     root = write(tmp_path, {"main.tf": 'resource "terraform_data" "a" {\n  input = "x"\n}\n\n'
                                        'locals {\n  x = try(terraform_data.a[0].output, null)\n}\n'})
     assert [(d.line, d.rule) for d in validate([root], OFFLINE)] == [(6, "terraform.unexpected-instance-key")]
+
+
+def test_a_tuple_or_an_empty_tuple_stays_a_list_for_each_error(tmp_path: Path) -> None:
+    root = write(tmp_path, {"main.tf": SET_OR_EMPTY.replace('toset(["a", "b"])', '["a", "b"]')})
+    assert [(d.line, d.rule) for d in validate([root], OFFLINE) if d.severity == "error"] == [(7, "terraform.for-each-list")]
 
 
 def test_one_unparsable_file_does_not_make_its_module_undeclared(tmp_path: Path) -> None:
@@ -180,6 +206,15 @@ def test_kustomize_patches_are_partial_objects(tmp_path: Path) -> None:
     assert errors(root) == []
     unlisted = write(tmp_path / "other", {"replicas.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n"})
     assert any("selector" in e or "template" in e for e in errors(unlisted))  # not a patch: the full schema holds
+
+
+def test_a_custom_resource_of_kind_service_is_not_held_to_the_service_name_rule(tmp_path: Path) -> None:
+    # Config Connector's Service is named after the API it enables (terraform-google-kubernetes-engine)
+    crd = "apiVersion: serviceusage.cnrm.cloud.google.com/v1beta1\nkind: Service\nmetadata:\n  name: sqladmin.googleapis.com\n"
+    root = write(tmp_path, {"services.yaml": crd})
+    assert errors(root) == []
+    (root / "services.yaml").write_text(crd.replace("serviceusage.cnrm.cloud.google.com/v1beta1", "v1"))
+    assert [e.split()[1] for e in errors(root)] == ["k8s.name"]  # a core Service's name is a DNS-1035 label
 
 
 def test_yaml_floats_read_as_kubernetes_and_helm_read_them(tmp_path: Path) -> None:

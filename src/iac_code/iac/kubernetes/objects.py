@@ -74,15 +74,15 @@ def _template_labels(doc: PosDict) -> tuple[PosDict | None, Any, PosDict | None]
 
 @rule("k8s.name", "error", "a metadata, container or port name Kubernetes rejects (DNS-1123/1035 rules)", kind="kubernetes")
 def name(m: Manifests) -> Iterator[Diagnostic]:
-    """metadata.name: a DNS-1123 subdomain (a DNS-1035 label for Services; RBAC objects are
-    exempt); container names: DNS-1123 labels; container port names: at most 15 characters with
+    """metadata.name: a DNS-1123 subdomain (a DNS-1035 label for core v1 Services, not for a
+    custom resource of kind Service such as Config Connector's; RBAC objects are exempt); container names: DNS-1123 labels; container port names: at most 15 characters with
     a letter; Service port names: DNS-1123 labels."""
     for doc in m.objects:
         kind, meta = doc.get("kind"), doc.get("metadata")
         value = meta.get("name") if isinstance(meta, PosDict) else None
         if isinstance(meta, PosDict) and isinstance(value, str) and kind not in SUBDOMAIN_EXEMPT:
             pattern, what, limit = (_LABEL_1035, "a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, at most 63)", 63) \
-                if kind in DNS_1035_KINDS else (_SUBDOMAIN, "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253)", 253)
+                if kind in DNS_1035_KINDS and doc.get("apiVersion") == "v1" else (_SUBDOMAIN, "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253)", 253)
             if not pattern.match(value) or len(value) > limit:
                 yield diag(name, m.path, *meta.pos("name"), f'metadata.name "{value}" must be {what}')
         for key, c in _containers(doc):
@@ -96,7 +96,7 @@ def name(m: Manifests) -> Iterator[Diagnostic]:
                     yield diag(name, m.path, *port.pos("name"),
                                f'port name "{pname}" must be at most 15 lowercase letters, digits and "-", with a letter')
         spec = doc.get("spec")
-        ports = spec.get("ports") if kind == "Service" and isinstance(spec, PosDict) else None
+        ports = spec.get("ports") if kind == "Service" and doc.get("apiVersion") == "v1" and isinstance(spec, PosDict) else None
         for port in ports if isinstance(ports, PosList) else ():
             pname = port.get("name") if isinstance(port, PosDict) else None
             if isinstance(port, PosDict) and isinstance(pname, str) and (not _LABEL_1123.match(pname) or len(pname) > 63):

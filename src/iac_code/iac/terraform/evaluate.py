@@ -9,6 +9,7 @@ not knowable is `UNKNOWN`, and checks skip it (no guessing, no false errors).
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -166,8 +167,25 @@ def _eval(node: Tree | Token, env: Env) -> Any:
     if d == "conditional":
         parts = [c for c in node.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
         cond = _eval(parts[0], env)
-        return UNKNOWN if not isinstance(cond, bool) else _eval(parts[1] if cond else parts[2], env)
+        if not isinstance(cond, bool):
+            return UNKNOWN
+        value = _eval(parts[1] if cond else parts[2], env)
+        return _unified(value, lambda: _eval(parts[2] if cond else parts[1], env))
     return UNKNOWN
+
+
+def _unified(value: Any, other: Callable[[], Any]) -> Any:
+    """A conditional's result as Terraform types it: both results unified into one type, so a
+    tuple beside a set is a set (`c ? toset(x) : []` is a set whichever is chosen); where the
+    other result's type is not known, neither is a tuple's."""
+    if not isinstance(value, list) or isinstance(value, SetList):
+        return value
+    alternative = other()
+    if isinstance(alternative, SetList):
+        out = SetList(value)
+        out.file, out.line = getattr(value, "file", None), getattr(value, "line", 0)
+        return out
+    return UNKNOWN if alternative is UNKNOWN else value
 
 
 _OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
