@@ -2,34 +2,36 @@
 
 Importing `acp` costs about 1.3 s (its pydantic schema); before, the app paid it before its first
 paint. Modules that the app imports to draw itself take `acp` from here (`from iac_tui.sdk import
-acp`): a stand-in module (the standard library's `importlib.util.LazyLoader`) that runs the SDK's
-import on the first attribute access. Modules that use the SDK's names at import time (the
-client, the connection, MCP settings) are imported by the app only when it
-starts the agent, in a thread (`load()`), so that the prompt box takes keys meanwhile.
+acp`): a stand-in module that imports the SDK on its first attribute access. Modules that use the
+SDK's names at import time (the client, the connection, MCP settings) are imported by the app only
+when it starts the agent, in a thread (`load()`), so that the prompt box takes keys meanwhile.
+
+The stand-in is not put in `sys.modules`: the import system keeps seeing one real `acp`. (The
+standard library's `LazyLoader` was used before: with its lazy `acp` registered, an `import
+acp.schema` elsewhere ran the schema module twice, once for `acp/__init__` and once for the
+import, so the connection validated blocks against one copy of the classes and
+`iac_tui.mentions` built them from the other: "Input should be a valid dictionary or instance of
+TextContentBlock". Python 3.11's LazyLoader is not thread-safe either.)
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
 from types import ModuleType
+from typing import Any
 
 
-def _lazy(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    assert spec is not None and spec.loader is not None, f"{name} is not installed"
-    loader = importlib.util.LazyLoader(spec.loader)
-    spec.loader = loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    loader.exec_module(module)
-    return module
+class _OnFirstUse(ModuleType):
+    """Stands for the module of its name; the first attribute looked up imports it (the normal
+    way, one module for everybody) and copies its namespace in."""
+
+    def __getattr__(self, name: str) -> Any:
+        module = importlib.import_module(self.__name__)
+        self.__dict__.update(module.__dict__)
+        return getattr(module, name)
 
 
-acp = _lazy("acp")
+acp = _OnFirstUse("acp")
 
 
 def load() -> None:

@@ -80,6 +80,22 @@ def test_the_app_is_drawn_without_importing_the_acp_sdk():
     assert out.stdout.strip() == "[]"
 
 
+def test_an_import_of_the_sdk_elsewhere_gets_the_same_classes():
+    """The app's stand-in for `acp` must not make an `import acp.schema` elsewhere run the schema
+    twice: the connection validated prompts against one copy of the classes and the prompt's
+    blocks were built from the other ("Input should be a valid dictionary or instance of
+    TextContentBlock", seen running tests/test_mcp.py with tests/tui)."""
+    code = (
+        "import sys, iac_tui.app; from iac_tui.sdk import acp as stand_in; from acp.schema import TextContentBlock; import acp; "
+        "from iac_tui.mentions import build_prompt; from pathlib import Path; "
+        "acp.schema.PromptRequest(session_id='s', prompt=build_prompt('hi', Path('.'))[0]); "
+        "print(acp.PromptRequest is sys.modules['acp.schema'].PromptRequest, stand_in.schema is sys.modules['acp.schema'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True True"
+
+
 async def test_the_prompt_box_takes_keys_while_the_sdk_loads(ws, monkeypatch):
     """The SDK loads behind the drawn app (in a thread): typing works before the agent is connected."""
     import threading
