@@ -15,7 +15,7 @@ import pytest
 
 from iac_code.tools.sandbox import detect
 from iac_code.tools.sandbox.backends import LANDLOCK_EXEC
-from iac_code.tools.sandbox.landlock_exec import Confinement
+from iac_code.tools.sandbox.landlock_exec import DEVICES, Confinement
 
 SCRIPT = """
 P=$1 H=$2 T=$3
@@ -32,6 +32,7 @@ try outside 'echo x > "$H/outside"'
 try tmp 'echo x > "$T/t"'
 try tcp 'echo x > /dev/tcp/127.0.0.1/9'
 try shm 'python3 -c "import multiprocessing as m; m.Pool(1).map(abs, [1])"'
+try random 'test "$(head -c 8 /dev/urandom | wc -c)" = 8 && echo x > /dev/null'
 """
 
 
@@ -70,7 +71,7 @@ def outcome(argv: list[str], preexec_fn=None) -> dict[str, str]:
     return dict(line.split() for line in done.stdout.splitlines())
 
 
-CONTAINED = {"hook": "no", "gitconfig": "no", "dotenv": "no", "key": "no", "outside": "no", "tcp": "no"}
+CONTAINED = {"hook": "no", "gitconfig": "no", "dotenv": "no", "key": "no", "outside": "no", "tcp": "no", "random": "yes"}
 
 
 @pytest.mark.parametrize("way", ["program", "forked child"])
@@ -111,3 +112,27 @@ def test_an_ancestors_environment_is_out_of_reach(tmp_path):
     with Confinement([str(tmp_path)], mounts=False) as confinement:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=60, check=False, preexec_fn=confinement.apply)
     assert done.stdout == "" and "Permission denied" in done.stderr
+
+
+def test_only_the_ordinary_devices_can_be_opened(tmp_path):
+    """As bubblewrap's `--dev`: null, zero, full, random, urandom, tty, ptmx, pts; not a disk, a
+    loop device, /dev/kvm, the console (which this test process, root here, can open)."""
+    if detect("landlock").backend != "landlock":
+        pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
+    devices = sorted(str(p) for p in Path("/dev").iterdir() if not p.is_symlink() and (p.is_char_device() or p.is_block_device()))
+    others = [d for d in devices if d not in DEVICES and openable(d)]
+    probe = ["/bin/bash", "-c", 'for d in "$@"; do if exec 3< "$d"; then echo "$d"; fi 2>/dev/null; done', "probe", *others]
+    ordinary = ["/bin/bash", "-c", "head -c 8 /dev/urandom | wc -c > /dev/null && : < /dev/zero && echo ok"]
+    with Confinement([str(tmp_path)]) as confinement:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=60, check=False, preexec_fn=confinement.apply)
+        usual = subprocess.run(ordinary, capture_output=True, text=True, timeout=60, check=False, preexec_fn=confinement.apply)
+    assert done.stdout == ""  # here, as root: the console, kmsg, loop devices, kvm, fuse... outside it
+    assert usual.stdout == "ok\n", usual.stderr
+
+
+def openable(path: str) -> bool:
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY))
+    except OSError:
+        return False
+    return True

@@ -12,7 +12,8 @@ the editor's terminal), when it confines itself and then execs PROGRAM. A comman
   own; probed once per process): each `--read-only` path bound read-only onto itself, each
   `--hide` path covered (an empty read-only tmpfs over a directory, the empty `--blank` FILE
   (default /dev/null) over a file), and a private tmpfs on /dev/shm;
-- Landlock (Linux >= 5.13): everything may be read and executed; the `--write` trees may be
+- Landlock (Linux >= 5.13): everything may be read and executed but the devices of /dev other
+  than `DEVICES` (null, zero, full, random, urandom, tty, ptmx, pts); the `--write` trees may be
   changed too, and /dev/shm. Where no mount namespace can be made, the `--read-only` and `--hide`
   paths are left out of the grants instead (only read, or not read at all; their names stay
   listed). Landlock only grants, so a tree holding such a path is granted entry by entry: a
@@ -59,8 +60,11 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 READ = EXECUTE | READ_FILE | READ_DIR
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 """The rights a rule on a file (not a directory) may carry."""
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
-"""Written by ordinary commands (`> /dev/null`, a pseudo-terminal): writable in the sandbox."""
+DEV = "/dev"
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts")
+"""The devices of /dev a command may open, read and write (`> /dev/null`, random bytes, a
+pseudo-terminal): the others (disks, input devices, cameras, the kernel log) are not readable in
+the sandbox, as bubblewrap's `--dev` shows only these."""
 SHARED_MEMORY = "/dev/shm"
 """POSIX shared memory and semaphores (Python's `multiprocessing`): writable, a private tmpfs of
 the sandbox's own where a mount namespace could be made."""
@@ -305,6 +309,7 @@ class Confinement:
             self.covers = []
             limits = {p: READ for p in read_only}
             limits.update({p: 0 for p in hidden})
+        limits[DEV] = READ_DIR  # names listed; only DEVICES (and /dev/shm) are granted beneath it
         self.seccomp = None if network else seccomp_program()
         self.shared_memory = PathBeneath(handled_rights(abi), -1)  # the child's private /dev/shm, granted there
         self.ruleset = make_ruleset(abi, writable, limits, shared_memory=not self.mounts)
