@@ -6,11 +6,18 @@ to the conversation, in arrival order. The app's workers post the rest (`TurnEnd
 reaches the conversation in order; each message then bubbles on to the app. They hold the SDK's
 schema objects as they came; nothing here knows about widgets. Dataclasses in Textual's own
 style (`eq=False`: a message is itself, compared and hashed by identity).
+
+On the way there a `Gatherer` joins runs of text chunks: an agent streams its answer in chunks of
+a few characters, up to hundreds a second, and each Textual message costs a dispatch through the
+conversation (and then the app) whatever it holds.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,3 +193,67 @@ class TerminalOutput(AgentEvent):
     """
 
     terminal: Any
+
+
+GATHER_INTERVAL = 1 / 20
+"""Seconds a text chunk may wait to be joined with those that follow it (`Gatherer`)."""
+
+
+def _run_key(message: Message) -> tuple[Any, ...] | None:
+    """What a chunk must share with the next to be joined with it (None: never joined)."""
+    if isinstance(message, MessageChunk) and message.attachment is None:
+        return (MessageChunk, message.session_id, message.role)
+    if isinstance(message, ThoughtChunk):
+        return (ThoughtChunk, message.session_id)
+    return None
+
+
+class Gatherer:
+    """Posts messages with `post`, in order, joining runs of text chunks (`MessageChunk`s of one
+    session and role, or `ThoughtChunk`s of one session) into one message.
+
+    The first chunk after `interval` seconds without one is posted at once; those that follow
+    within `interval` wait and are joined, and go as one message when the interval is over or
+    when any other message comes (which is posted after them: order is kept). So a stream of 200
+    chunks a second reaches the conversation as at most 1/`interval` messages a second, and a
+    single chunk is never held. Call `post` on the event loop (it schedules with `call_later`).
+    """
+
+    def __init__(self, post: Callable[[Message], Any], interval: float = GATHER_INTERVAL) -> None:
+        self._post = post
+        self.interval = interval
+        self._first: Message | None = None  # the held run's first chunk
+        self._texts: list[str] = []  # the held run's texts
+        self._key: tuple[Any, ...] | None = None
+        self._last = -interval  # when a chunk last went out (monotonic seconds)
+        self._timer: asyncio.TimerHandle | None = None
+
+    def post(self, message: Message) -> None:
+        """Post `message` now, or hold it to be joined (a text chunk that follows another)."""
+        key = _run_key(message)
+        if key is not None and self._first is not None and key == self._key:
+            self._texts.append(message.text)  # type: ignore[attr-defined]
+            return
+        self.flush()
+        if key is None:
+            self._post(message)
+            return
+        wait = self._last + self.interval - time.monotonic()
+        if wait <= 0:
+            self._last = time.monotonic()
+            self._post(message)
+            return
+        self._first, self._key, self._texts = message, key, [message.text]  # type: ignore[attr-defined]
+        self._timer = asyncio.get_running_loop().call_later(wait, self.flush)
+
+    def flush(self) -> None:
+        """Post the held run of chunks, joined, if there is one."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        first, self._first = self._first, None
+        if first is None:
+            return
+        texts, self._texts = self._texts, []
+        self._last = time.monotonic()
+        self._post(first if len(texts) == 1 else dataclasses.replace(first, text="".join(texts)))  # type: ignore[type-var]

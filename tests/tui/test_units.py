@@ -309,3 +309,48 @@ async def test_escape_sequences_from_the_agent_never_reach_the_terminal():
             shown = "".join(strip.text for strip in widget.render_lines(widget.region.reset_offset))
             assert "Error: no such profile" in shown
             assert "\x1b" not in shown
+
+
+# ----- gathering text chunks -----
+
+
+async def test_a_run_of_text_chunks_is_joined_and_keeps_its_place_in_order():
+    posted = []
+    gatherer = m.Gatherer(posted.append, interval=10.0)
+    gatherer.post(m.MessageChunk("s", "Hel"))  # the first goes at once
+    for text in ("lo", ", ", "world"):
+        gatherer.post(m.MessageChunk("s", text))  # held, to be joined
+    gatherer.post(m.ThoughtChunk("s", "hmm"))  # another kind: the held run goes first, then this one is held
+    gatherer.post(m.ThoughtChunk("s", "…"))
+    ended = m.TurnEnded("s", "end_turn")
+    gatherer.post(ended)  # not a chunk: posted at once, after what was held
+    assert [(type(p).__name__, getattr(p, "text", None)) for p in posted] == [
+        ("MessageChunk", "Hel"),
+        ("MessageChunk", "lo, world"),
+        ("ThoughtChunk", "hmm…"),
+        ("TurnEnded", None),
+    ]
+    assert posted[-1] is ended
+
+
+async def test_held_chunks_go_when_the_interval_is_over_and_other_sessions_or_roles_are_not_joined():
+    posted = []
+    gatherer = m.Gatherer(posted.append, interval=0.05)
+    gatherer.post(m.MessageChunk("s", "a"))
+    gatherer.post(m.MessageChunk("s", "b"))
+    assert [p.text for p in posted] == ["a"]
+    await asyncio.sleep(0.2)  # nothing else comes: the held chunk is not kept waiting
+    assert [p.text for p in posted] == ["a", "b"]
+    gatherer.post(m.MessageChunk("s", "c", "user"))
+    gatherer.post(m.MessageChunk("t", "d"))  # another session
+    gatherer.post(m.MessageChunk("t", "e", "user"))  # another role
+    gatherer.post(m.MessageChunk("t", "", "user", attachment="main.tf"))  # a file: never joined
+    gatherer.post(m.MessageChunk("t", "f", "user"))
+    gatherer.flush()
+    assert [(p.session_id, p.role, p.text, p.attachment) for p in posted[2:]] == [
+        ("s", "user", "c", None),
+        ("t", "agent", "d", None),
+        ("t", "user", "e", None),
+        ("t", "user", "", "main.tf"),
+        ("t", "user", "f", None),
+    ]
