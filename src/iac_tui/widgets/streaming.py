@@ -28,10 +28,11 @@ import asyncio
 import re
 import time
 
+from textual.await_complete import AwaitComplete
 from textual.containers import VerticalGroup
 from textual.timer import Timer
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from iac_tui.widgets.auto_height import AutoHeight
 from iac_tui.widgets.code import CodeBlock
@@ -45,7 +46,35 @@ _MAYBE_OPENER = re.compile(r"(`{1,2}|~{1,2}|`{3,}[^\n]*|~{3,}[^\n]*)")  # an inc
 
 
 class Segment(AutoHeight, Markdown):
-    """One Markdown document of a `StreamingMarkdown`."""
+    """One Markdown document of a `StreamingMarkdown`. Its first and last blocks carry the
+    classes `-first` and `-last` (kept up to date as blocks are appended).
+
+    These classes stand in for `:first-child` / `:last-child` in the app's CSS: Textual restyles
+    every sibling (and all it holds) of a widget with such a rule on each mount into their
+    parent, which cost O(the segment) per appended block and O(the message) per new document.
+    """
+
+    def append(self, markdown: str) -> AwaitComplete:
+        appended = super().append(markdown)
+
+        async def then() -> None:
+            await appended
+            self._mark_ends()
+
+        return AwaitComplete(then())
+
+    def _mark_ends(self) -> None:
+        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
+        if not blocks:
+            return
+        if not blocks[0].has_class("-first"):
+            blocks[0].add_class("-first")
+        if not blocks[-1].has_class("-last"):
+            for block in blocks[-2::-1]:  # the old last block, and any before it that kept the class
+                if not block.has_class("-last"):
+                    break
+                block.remove_class("-last")
+            blocks[-1].add_class("-last")
 
 
 class StreamingMarkdown(AutoHeight, VerticalGroup):
@@ -181,7 +210,7 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         self._fence = fence.group(1)
         info = fence.group(2).strip()
         self._code = CodeBlock(info.split()[0] if info else "", opener=opener)
-        await self.mount(self._code)
+        await self._mount_document(self._code)
 
     async def _close_code(self, closer: str = "") -> None:
         code, self._code = self._code, None
@@ -221,9 +250,23 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
             await _stop(self._stream)
         segment = Segment()
         self._segments.append(segment)
-        await self.mount(segment)
+        await self._mount_document(segment)
         self._stream = Markdown.get_stream(segment)
         self._segment_chars = 0
+
+    async def _mount_document(self, document: Segment | CodeBlock) -> None:
+        """Mount the next document; it is the last (class `-last-document`), the first also
+        `-first-document`; a segment followed by a code block gets `-before-code` (the code
+        block's margin is the gap). See `Segment` for why classes and not `:first-child`."""
+        documents = self.documents
+        if documents:
+            documents[-1].remove_class("-last-document")
+            if isinstance(document, CodeBlock) and isinstance(documents[-1], Segment):
+                documents[-1].add_class("-before-code")
+        else:
+            document.add_class("-first-document")
+        document.add_class("-last-document")
+        await self.mount(document)
 
     def _track(self, text: str) -> None:
         """Follow code fences and blank lines without re-reading earlier text."""
