@@ -3,56 +3,39 @@
 an MCP server), a streamed prompt, an approved and a rejected write, an MCP tool call, cancel,
 session/list, session/load with replay and session/close (tests/conformance/acp_ts_client.mjs).
 
-The SDK is installed once with npm into `<cache>/iac-code/acp-ts-sdk-<version>` (`$XDG_CACHE_HOME`
-or `~/.cache`; `IAC_CODE_ACP_TS_SDK` names another directory holding its `node_modules`) and
-reused. Every schema problem counts: what the SDK reports (console errors, requests it refuses)
-and what its own schemas accept only by salvaging a field.
+The SDK is installed once with npm into a cache (tests/conformance/ts_sdk.py; .ci/run does it
+before the tests). Where node, npm or the install is missing the tests are skipped with the reason,
+except under CI (`CI` set), where that is a failure: CI must really run them. Every schema
+problem counts: what the SDK reports (console errors, requests it refuses) and what its own
+schemas accept only by salvaging a field.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conformance import ts_sdk
 from harness import agent_env, write_script
 
-SDK_VERSION = "2.4.0"
 HERE = Path(__file__).parent
 DRIVER = HERE / "conformance" / "acp_ts_client.mjs"
 PROBE = HERE / "mcp_probe_server.py"
 
 
-def sdk_dir() -> Path:
-    """A directory whose node_modules holds the SDK, installed there with npm on first use."""
-    if os.environ.get("IAC_CODE_ACP_TS_SDK"):
-        return Path(os.environ["IAC_CODE_ACP_TS_SDK"])
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "iac-code" / f"acp-ts-sdk-{SDK_VERSION}"
-    if (cache / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json").exists():
-        return cache
-    cache.mkdir(parents=True, exist_ok=True)
-    (cache / "package.json").write_text('{"name": "acp-ts-conformance", "private": true}\n')
-    done = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(cache), f"@agentclientprotocol/sdk@{SDK_VERSION}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"npm could not install @agentclientprotocol/sdk@{SDK_VERSION} into {cache}: {done.stderr.strip()[-300:]}")
-    return cache
-
-
 @pytest.fixture(scope="module")
 def sdk() -> Path:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed to run the TypeScript ACP SDK (not found on PATH)")
-    return sdk_dir()
+    """The SDK's directory; skips with the reason when it cannot be had (fails under CI)."""
+    try:
+        return ts_sdk.install()
+    except ts_sdk.Unavailable as problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the TypeScript ACP conformance tests, but {problem}", pytrace=False)
+        pytest.skip(str(problem))
 
 
 def test_the_schema_checker_flags_salvaged_and_invalid_values(tmp_path, sdk):
@@ -142,7 +125,7 @@ def test_the_typescript_sdk_as_an_editor_with_files_and_terminals(tmp_path, sdk)
             {"match": "new.tf", "blocks": [{"type": "text", "text": "Written through the editor."}]},
             {"match": "run", "blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "echo from-terminal"}}]},
             {"match": "from-terminal", "blocks": [{"type": "text", "text": "Ran it."}]},
-            {"match": "sleepy", "blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "sleep 30"}}]},
+            {"match": "sleepy", "blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "echo asleep; sleep 30"}}]},
         ],
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "IAC_CODE_"))}

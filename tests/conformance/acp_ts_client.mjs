@@ -328,11 +328,13 @@ try {
       const before = (updates[sid] ?? []).length;
       const termsBefore = terminals.length;
       if (cancelOn) {
-        // cancel once the turn shows its first text ("message") or has started a terminal ("terminal")
+        // cancel once the turn shows its first text ("message") or a terminal it started has
+        // printed ("terminal"; a sandbox killed while it is still setting up, before the command
+        // runs, can leave the command running: bwrap's --die-with-parent is not yet armed)
         const turn = ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: name }] });
         const started = () =>
           cancelOn === "terminal"
-            ? terminals.length > termsBefore
+            ? terminals.slice(termsBefore).some((t) => t.output !== "")
             : (updates[sid] ?? []).slice(before).some((u) => u.sessionUpdate === "agent_message_chunk");
         while (!started()) {
           await new Promise((r) => setTimeout(r, 20));

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from iac_code.iac import cache
 from iac_code.iac.discovery import Reader, discover
 from iac_code.iac.engine import Options, check
@@ -38,6 +40,7 @@ def jobs_of(root: Path):
     return [(d, files, d not in called) for d, files in tf_dirs.items()], tf_dirs, calls
 
 
+@pytest.mark.e2e  # the workers are Python processes started by the engine
 def test_workers_find_what_one_process_finds(tmp_path: Path, monkeypatch) -> None:
     import subprocess
 
