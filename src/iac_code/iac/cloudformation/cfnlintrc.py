@@ -96,7 +96,7 @@ def _nearest(directory: Path) -> CfnConfig:
 
 
 @functools.lru_cache(maxsize=64)
-def _read(path: Path, mtime_ns: int, size: int) -> CfnConfig:
+def _read(path: Path, _mtime_ns: int, _size: int) -> CfnConfig:  # the file's version is the cache key
     return read(path)  # once per version of the file
 
 

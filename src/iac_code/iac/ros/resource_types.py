@@ -97,11 +97,6 @@ def struct(index: int) -> Shape:
     return Shape(raw["p"], tuple(raw["r"]))
 
 
-def type_names() -> list[str]:
-    """Every resource type the data describes."""
-    return list(_data()["types"])
-
-
 def describe(type_string: str) -> str:
     """A type string in words: `[s]` -> "a list of strings"."""
     alternatives = _split(type_string, "|")
