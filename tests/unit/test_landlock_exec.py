@@ -136,3 +136,21 @@ def openable(path: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def test_the_persons_terminals_are_out_of_reach_and_a_new_one_works(tmp_path):
+    """With a mount namespace, a pseudo-terminal instance of the command's own (as bubblewrap's
+    `--dev`): a terminal open outside (the person's shell, an editor's) cannot be opened, a new
+    one can be made."""
+    if detect("landlock").backend != "landlock":
+        pytest.skip(f"Landlock does not work here: {detect('landlock').landlock}")
+    leader, follower = os.openpty()
+    try:
+        theirs = os.ttyname(follower)
+        probe = ["/bin/bash", "-c", f'exec 3> {theirs} && echo wrote; {sys.executable} -I -c "import os; os.openpty(); print(\'made\')"']
+        with Confinement([str(tmp_path)], mounts=True) as confinement:
+            done = subprocess.run(probe, capture_output=True, text=True, timeout=60, check=False, preexec_fn=confinement.apply)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert done.stdout == "made\n", done.stderr

@@ -11,7 +11,8 @@ the editor's terminal), when it confines itself and then execs PROGRAM. A comman
 - a mount namespace of its own where one can be made (as root, or in a user namespace of its
   own; probed once per process): each `--read-only` path bound read-only onto itself, each
   `--hide` path covered (an empty read-only tmpfs over a directory, the empty `--blank` FILE
-  (default /dev/null) over a file), and a private tmpfs on /dev/shm;
+  (default /dev/null) over a file), a pseudo-terminal instance of its own on /dev/pts (the
+  person's other terminals out of reach) and a private tmpfs on /dev/shm;
 - Landlock (Linux >= 5.13): everything may be read and executed but the devices of /dev other
   than `DEVICES` (null, zero, full, random, urandom, tty, ptmx, pts); the `--write` trees may be
   changed too, and /dev/shm. Where no mount namespace can be made, the `--read-only` and `--hide`
@@ -311,7 +312,12 @@ class Confinement:
             limits.update({p: 0 for p in hidden})
         limits[DEV] = READ_DIR  # names listed; only DEVICES (and /dev/shm) are granted beneath it
         self.seccomp = None if network else seccomp_program()
-        self.shared_memory = PathBeneath(handled_rights(abi), -1)  # the child's private /dev/shm, granted there
+        terminal = (READ | WRITE_FILE | IOCTL_DEV) & handled_rights(abi)
+        self.child_rules = {  # granted in the child, on what it mounted there (a rule holds an inode)
+            SHARED_MEMORY: PathBeneath(handled_rights(abi), -1),
+            "/dev/pts": PathBeneath(terminal, -1),
+            "/dev/pts/ptmx": PathBeneath(terminal & FILE_RIGHTS, -1),
+        }
         self.ruleset = make_ruleset(abi, writable, limits, shared_memory=not self.mounts)
 
     def __enter__(self) -> Confinement:
@@ -345,7 +351,10 @@ class Confinement:
     def cover(self, in_namespace: bool) -> None:
         """In a mount namespace of this process's own: the read-only paths bound read-only onto
         themselves, the hidden ones covered (an empty read-only tmpfs over a directory, `blank`
-        over a file), /dev/shm a private tmpfs (granted in the ruleset)."""
+        over a file), a pseudo-terminal instance of its own on /dev/pts (the person's other
+        terminals out of reach; /dev/ptmx its `ptmx`; the grants of the machine's /dev/pts and
+        /dev/ptmx, which the mounts cover, apply to them), /dev/shm a private tmpfs (granted in
+        the ruleset)."""
         if not in_namespace and not enter_mount_namespace():
             fail("cannot make a mount namespace")
         for target, source in self.covers:
@@ -358,14 +367,30 @@ class Confinement:
                 if exc.errno != errno.ENOENT:  # gone meanwhile: nothing to cover
                     fail(f"cannot protect {os.fsdecode(target)}: {exc.strerror}")
         try:
+            mount(b"devpts", b"/dev/pts", b"devpts", MS_NOSUID | MS_NOEXEC, b"newinstance,ptmxmode=0666,mode=0620")
+            mount(b"/dev/pts/ptmx", b"/dev/ptmx", None, MS_BIND)
+            self.grant_here("/dev/pts")
+            self.grant_here("/dev/pts/ptmx")
+        except OSError:
+            pass  # the machine's /dev/pts stays, as where no mount namespace can be made
+        try:
             mount(b"tmpfs", SHARED_MEMORY.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=1777")
-            fd = os.open(SHARED_MEMORY, os.O_PATH | os.O_CLOEXEC | os.O_DIRECTORY)
         except OSError:
             return  # no /dev/shm here: nothing to grant
-        self.shared_memory.parent_fd = fd
+        self.grant_here(SHARED_MEMORY)
+
+    def grant_here(self, path: str) -> None:
+        """Add the prepared rule of `path` (`child_rules`) to the ruleset, on what `path` is in
+        this process (a mount made here); ends the process if the kernel refuses."""
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return  # not there: nothing to grant
+        beneath = self.child_rules[path]
+        beneath.parent_fd = fd
         if libc.syscall(ctypes.c_long(SYS_ADD_RULE), ctypes.c_int(self.ruleset), ctypes.c_int(RULE_PATH_BENEATH),
-                        ctypes.byref(self.shared_memory), ctypes.c_uint32(0)) != 0:  # fmt: skip
-            fail(f"cannot grant {SHARED_MEMORY}: {os.strerror(ctypes.get_errno())}")
+                        ctypes.byref(beneath), ctypes.c_uint32(0)) != 0:  # fmt: skip
+            fail(f"cannot grant {path}: {os.strerror(ctypes.get_errno())}")
         os.close(fd)
 
 
