@@ -157,10 +157,13 @@ def mark_e2e(items: list[pytest.Item]) -> None:
 
 
 def is_python(argv: Any) -> bool:
-    """Whether `argv` (as given to subprocess.Popen) runs a Python interpreter."""
+    """Whether `argv` (as given to subprocess.Popen) runs a Python program: an interpreter given
+    a script, `-m` or `-c`. The bare interpreter is not counted: the sandbox probes a forked
+    child with `[sys.executable]` and a preexec_fn that exits before the exec (once per process,
+    so whichever test comes first would fail)."""
     if isinstance(argv, str | bytes | os.PathLike):
         argv = [argv]
-    if not argv:
+    if len(argv) < 2:
         return False
     program = os.fsdecode(argv[0])
     return program == sys.executable or Path(program).name.startswith("python")
