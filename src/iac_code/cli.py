@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # config (pydantic) is imported where a command needs it: `iac-code` starts the TUI fast
     from iac_code.config import Settings
 
+from iac_code.core.vocabulary import OUTPUT_FORMATS, PERMISSION_MODES, VALIDATE_FORMATS, VALIDATE_KINDS
+
 SUBCOMMANDS = ("acp", "demo", "validate", "doctor")
-MODES = ("default", "accept_edits", "sandboxed_commands", "plan", "bypass_permissions")
 
 
 def _positive_int(value: str) -> int:
@@ -154,8 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("-p", "--prompt", help="run one prompt headless in the current directory ('-' reads stdin)")
-    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
-    parser.add_argument("--permission-mode", choices=MODES, help="who may write and run commands (default: nobody)")
+    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="who may write and run commands (default: nobody)")
     parser.add_argument("--allow", metavar="TOOL,...", help="tools allowed without asking, e.g. edit_file,bash "
                         "(bash-outside-sandbox: commands that ask to run outside the sandbox)")
     parser.add_argument("--model", help="model id (default: IAC_CODE_MODEL or the newest Claude Sonnet)")
@@ -176,8 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
     val = sub.add_parser("validate", help="check Terraform, CloudFormation, ROS, Kubernetes and YAML files offline")
     val.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
-    val.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    val.add_argument("--kind", choices=("auto", "terraform", "cloudformation", "ros", "kubernetes"), default="auto")
+    val.add_argument("--format", choices=VALIDATE_FORMATS, default="text")
+    val.add_argument("--kind", choices=VALIDATE_KINDS, default="auto")
     val.add_argument("--ignore", action="append", metavar="RULE", help="a rule id to silence (repeatable; 'cfn.W*' for a prefix)")
     val.add_argument("--kubernetes-version", metavar="X.Y", help="Kubernetes version of the schemas (1.25-1.37)")
     val.add_argument("--terraform-validate", action="store_true",

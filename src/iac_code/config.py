@@ -14,7 +14,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -24,23 +24,22 @@ from pydantic_settings import (
 )
 
 from iac_code.configdir import default_config_dir
+from iac_code.core.vocabulary import PermissionMode, SandboxSetting, ThoughtLevel
 from iac_code.redact import MIN_SECRET_CHARS, SECRET_ENV_NAMES
 
 log = logging.getLogger(__name__)
 
-ModeId = Literal["default", "accept_edits", "sandboxed_commands", "plan", "bypass_permissions"]
-ThoughtLevel = Literal["off", "low", "medium", "high"]
 
 @dataclass(frozen=True, slots=True)
 class Mode:
     """A permission mode as offered to clients."""
 
-    id: ModeId
+    id: PermissionMode
     name: str
     description: str
 
 
-MODES = (
+MODES: tuple[Mode, ...] = (  # in the order of PERMISSION_MODES (tests/unit/test_vocabulary.py)
     Mode("default", "Default", "Ask before every edit and command"),
     Mode("accept_edits", "Accept edits", "Edit files inside the project without asking; ask before commands"),
     Mode(
@@ -52,12 +51,7 @@ MODES = (
     Mode("bypass_permissions", "Bypass permissions", "Run everything without asking, commands in the sandbox (writes outside the project still ask)"),
 )
 
-THOUGHT_LEVELS: tuple[tuple[ThoughtLevel, str], ...] = (
-    ("off", "Off"),
-    ("low", "Low"),
-    ("medium", "Medium"),
-    ("high", "High"),
-)
+THOUGHT_LEVEL_NAMES: dict[ThoughtLevel, str] = {"off": "Off", "low": "Low", "medium": "Medium", "high": "High"}
 
 SCRIPTED_MODEL = "scripted"
 CREDENTIALS_HELP = (
@@ -106,7 +100,7 @@ class Settings(BaseSettings):
     """JSON script of the offline `scripted` model."""
     max_turns: int = Field(default=50, ge=1)
     """Model requests allowed in one prompt turn; reaching it ends with `max_turn_requests`."""
-    permission_mode: ModeId = "default"
+    permission_mode: PermissionMode = "default"
     thought_level: ThoughtLevel = "off"
     max_output_tokens: int = Field(default=16_000, ge=256)
     context_window: int | None = Field(default=None, ge=1_000)
@@ -115,7 +109,7 @@ class Settings(BaseSettings):
     """Seconds without a stream event after which a model response is aborted as stalled."""
     allow_private_fetch: bool = False
     """Let `web_fetch` reach loopback, private and link-local addresses."""
-    sandbox: Literal["auto", "bwrap", "landlock", "off"] = "auto"
+    sandbox: SandboxSetting = "auto"
     """The command sandbox's backend (PROTOCOL.md, Command sandbox): `auto` takes bubblewrap, else
     Landlock, else none; `bwrap` or `landlock` only that one (else none); `off` none."""
     log_level: str = "INFO"

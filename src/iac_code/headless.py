@@ -25,7 +25,7 @@ import dataclasses
 import json
 import re
 import sys
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO
 
 from iac_code.agent.loop import TurnResult
 from iac_code.agent.permissions import Answer, PermissionRequest
@@ -33,11 +33,11 @@ from iac_code.agent.session import Session
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core import events
 from iac_code.core.conversation import TextBlock
+from iac_code.core.vocabulary import OutputFormat
 from iac_code.mcp.servers import specs_from_config
 from iac_code.sessions.journal import StorageError
 from iac_code.sessions.store import SessionInUse, SessionNotFound, SessionStore
 
-OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_OK, EXIT_ERROR, EXIT_TURN_LIMIT = 0, 1, 2
 
 

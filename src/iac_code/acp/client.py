@@ -16,8 +16,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from acp import RequestError
-from acp.schema import EnvVariable
+from acp import Client, RequestError
+from acp.schema import ClientCapabilities, EnvVariable
 from pydantic import ValidationError
 
 from iac_code.tools.client import (
@@ -36,15 +36,15 @@ REQUEST_TIMEOUT = 60.0
 T = TypeVar("T")
 
 
-def offered(client_capabilities: Any) -> tuple[bool, bool, bool]:
+def offered(client_capabilities: ClientCapabilities | None) -> tuple[bool, bool, bool]:
     """(`fs.readTextFile`, `fs.writeTextFile`, `terminal`) as the client advertised them; all False
     for a client that sent no capabilities."""
     if client_capabilities is None:
         return False, False, False
-    fs = getattr(client_capabilities, "fs", None)
-    read = bool(getattr(fs, "read_text_file", False))
-    write = bool(getattr(fs, "write_text_file", False))
-    return read, write, bool(getattr(client_capabilities, "terminal", False))
+    fs = client_capabilities.fs
+    read = bool(fs is not None and fs.read_text_file)
+    write = bool(fs is not None and fs.write_text_file)
+    return read, write, bool(client_capabilities.terminal)
 
 
 async def _ask(what: str, request: Awaitable[T], timeout: float | None = REQUEST_TIMEOUT) -> T:
@@ -77,7 +77,7 @@ def _reason(exc: RequestError) -> str:
 class AcpFiles:
     """`ClientFiles` of one session, through `fs/read_text_file` and `fs/write_text_file`."""
 
-    def __init__(self, conn: Any, session_id: str, can_read: bool, can_write: bool) -> None:
+    def __init__(self, conn: Client, session_id: str, can_read: bool, can_write: bool) -> None:
         self._conn = conn
         self._session_id = session_id
         self.can_read = can_read
@@ -102,7 +102,7 @@ class AcpFiles:
 class AcpTerminals:
     """`ClientTerminals` of one session, through `terminal/*`."""
 
-    def __init__(self, conn: Any, session_id: str) -> None:
+    def __init__(self, conn: Client, session_id: str) -> None:
         self._conn = conn
         self._session_id = session_id
 
@@ -146,7 +146,9 @@ class AcpTerminals:
         await _ask("terminal/release", self._conn.release_terminal(session_id=self._session_id, terminal_id=terminal_id))
 
 
-def client_tools(conn: Any, session_id: str, client_capabilities: Any) -> tuple[ClientFiles | None, ClientTerminals | None]:
+def client_tools(
+    conn: Client, session_id: str, client_capabilities: ClientCapabilities | None
+) -> tuple[ClientFiles | None, ClientTerminals | None]:
     """The files and terminals the client offers to the tools of `session_id` (None where it offers none)."""
     read, write, terminal = offered(client_capabilities)
     files = AcpFiles(conn, session_id, read, write) if read or write else None

@@ -28,7 +28,7 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -194,7 +194,7 @@ class HttpApp:
             return
         del body
         problem = invalid_request(message) if isinstance(message, dict) else None
-        if problem is not None:  # answered here: the SDK would wait for a reply it cannot match
+        if isinstance(message, dict) and problem is not None:  # answered here: the SDK would wait for a reply it cannot match
             request_id = message.get("id") if "method" in message and is_valid_id(message.get("id")) else None
             await _send_json(send, 400, error_reply(request_id, -32600, "Invalid request", {"details": problem}))
             return
@@ -265,8 +265,7 @@ class HttpApp:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
-        states = [self._registry.get(cid) for cid in self._registry.ids()]
-        await asyncio.gather(*(s.agent.shutdown() for s in states if s is not None), return_exceptions=True)
+        await asyncio.gather(*(agent.shutdown() for agent in self._registry.agents()), return_exceptions=True)
         await self.server.close()
         self._last_request.clear()
 
@@ -293,7 +292,7 @@ async def _serve(settings: Settings, host: str, port: int, token: str | None) ->
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
-        def capture_signals(self):  # our handlers below decide what a signal does
+        def capture_signals(self) -> Iterator[None]:  # our handlers below decide what a signal does
             yield
 
     app = HttpApp(settings, token)

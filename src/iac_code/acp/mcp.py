@@ -9,9 +9,7 @@ own); every change of the servers' states is also sent as the extension notifica
 
 from __future__ import annotations
 
-from typing import Any
-
-from acp import helpers
+from acp import Client, helpers
 from acp.schema import AcpMcpServer, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from iac_code.agent.session import Session
@@ -22,7 +20,11 @@ STATUS_NOTIFICATION = "iac-code/mcp_status"
 """Sent as `_iac-code/mcp_status` (the SDK adds the leading underscore of extension methods)."""
 
 
-def specs_from_acp(servers: list[Any] | None) -> tuple[list[McpServerSpec], list[str]]:
+McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+"""An entry of ACP's `mcpServers` (the SDK's models)."""
+
+
+def specs_from_acp(servers: list[McpServer] | None) -> tuple[list[McpServerSpec], list[str]]:
     """The servers of an ACP `mcpServers` list, and one message per entry that cannot be used."""
     specs: list[McpServerSpec] = []
     problems: list[str] = []
@@ -41,7 +43,7 @@ def specs_from_acp(servers: list[Any] | None) -> tuple[list[McpServerSpec], list
     return specs, problems
 
 
-def attach(session: Session, conn: Any, servers: list[Any] | None) -> None:
+def attach(session: Session, conn: Client, servers: list[McpServer] | None) -> None:
     """Connect `servers` for `session` in the background; its servers (these, and a project's
     approved `.mcp.json` ones) report to the client over `conn`."""
     specs, problems = specs_from_acp(servers)

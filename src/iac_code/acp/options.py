@@ -23,7 +23,8 @@ from acp.schema import (
 from pydantic import BaseModel, ConfigDict, Field
 
 from iac_code.agent.session import Session
-from iac_code.config import MODES, THOUGHT_LEVELS
+from iac_code.config import MODES, THOUGHT_LEVEL_NAMES
+from iac_code.core.vocabulary import THOUGHT_LEVELS
 from iac_code.providers import available_models, model_display_name
 
 
@@ -66,10 +67,6 @@ class ResumeSessionResult(ResumeSessionResponse):
     """`session/resume` result with `models`."""
 
     models: SessionModelState | None = None
-
-
-MODE_IDS = frozenset(m.id for m in MODES)
-THOUGHT_LEVEL_IDS = frozenset(level for level, _ in THOUGHT_LEVELS)
 
 
 def mode_state(session: Session) -> SessionModeState:
@@ -115,6 +112,6 @@ def config_options(session: Session) -> list[SessionConfigOptionSelect]:
             description="Extended thinking budget",
             category="thought_level",
             current_value=session.thought_level,
-            options=[SessionConfigSelectOption(value=v, name=n) for v, n in THOUGHT_LEVELS],
+            options=[SessionConfigSelectOption(value=v, name=THOUGHT_LEVEL_NAMES[v]) for v in THOUGHT_LEVELS],
         ),
     ]

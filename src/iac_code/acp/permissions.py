@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import logging
 
-from acp import RequestError
+from acp import Client, RequestError
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 from pydantic import ValidationError
 
 from iac_code.acp.updates import content_items, location_items
 from iac_code.agent.permissions import Answer, PermissionRequest
+from iac_code.core.vocabulary import is_permission_option_kind
 
 log = logging.getLogger(__name__)
-
-KINDS = ("allow_once", "allow_always", "reject_once", "reject_always")
-"""Option ids are the option kinds; the gate decides which are offered and names them."""
 
 
 class AcpPrompter:
     """A `PermissionPrompter` that asks the ACP client of one session."""
 
-    def __init__(self, conn, session_id: str) -> None:  # noqa: ANN001 - acp AgentSideConnection
+    def __init__(self, conn: Client, session_id: str) -> None:
         self._conn = conn
         self._session_id = session_id
 
@@ -50,8 +48,8 @@ class AcpPrompter:
         outcome = response.outcome
         if not isinstance(outcome, AllowedOutcome):
             return "cancelled"
-        kind = outcome.option_id if outcome.option_id in KINDS else None
-        if kind is None:
+        kind = outcome.option_id  # option ids are the option kinds: the gate decides which are offered
+        if not is_permission_option_kind(kind):
             log.warning("client chose unknown permission option %r; treating it as reject_once", outcome.option_id)
             return "reject_once"
-        return kind  # type: ignore[return-value]
+        return kind

@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from acp import Agent, Client
 from acp._transport import memory_transport_pair
 from acp.agent.connection import AgentSideConnection
 from acp.http.server import (
@@ -32,8 +33,15 @@ from iac_code.acp.transport import WireTransport
 
 PUMP_DRAIN_SECONDS = 0.5
 
-AgentMaker = Callable[[Any], Any]
-"""Called with the connection's `AgentSideConnection`; returns an agent with `async shutdown()`."""
+class StoppableAgent(Agent, Protocol):
+    """An ACP agent that a closing connection shuts down first (`IacAgent`)."""
+
+    async def shutdown(self) -> None:
+        """End everything the agent runs; a second call does nothing."""
+
+
+AgentMaker = Callable[[Client], StoppableAgent]
+"""Called with the connection's `AgentSideConnection` (the client's side); returns its agent."""
 
 
 class WireConnection(ConnectionState):
@@ -44,9 +52,9 @@ class WireConnection(ConnectionState):
         self.connection_id = connection_id
         server_side, pump_side = memory_transport_pair()
         self._pump_side = pump_side
-        agents: list[Any] = []
+        agents: list[StoppableAgent] = []
 
-        def build(conn: Any) -> Any:
+        def build(conn: Client) -> StoppableAgent:
             agents.append(make_agent(conn))
             return agents[0]
 
@@ -57,7 +65,7 @@ class WireConnection(ConnectionState):
         self.session_streams: dict[str, OutboundStream] = {}
         self._multiplex = OutboundStream() if multiplex else None
         self._pending_routes: dict[str, str] = {}
-        self._response_waiters: dict[str, Any] = {}
+        self._response_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._pump_task = None
 
     async def close(self) -> None:
@@ -91,11 +99,11 @@ class WireRegistry(ConnectionRegistry):
         self._connections[state.connection_id] = state
         return state
 
-    def create(self, agent_factory: AgentMaker) -> ConnectionState:  # type: ignore[override]
+    def create(self, agent_factory: AgentMaker) -> ConnectionState:  # type: ignore[override]  # its agents stop
         """A new HTTP connection (one per `initialize`)."""
         return self._add(agent_factory, multiplex=False)
 
-    def create_multiplex(self, agent_factory: AgentMaker) -> ConnectionState:  # type: ignore[override]
+    def create_multiplex(self, agent_factory: AgentMaker) -> ConnectionState:  # type: ignore[override]  # its agents stop
         """A new WebSocket connection."""
         return self._add(agent_factory, multiplex=True)
 
@@ -103,10 +111,14 @@ class WireRegistry(ConnectionRegistry):
         """The ids of the open connections."""
         return list(self._connections)
 
+    def agents(self) -> list[StoppableAgent]:
+        """The agents of the open connections."""
+        return [s.agent for s in self._connections.values() if isinstance(s, WireConnection)]
+
 
 def wire_server(make_agent: AgentMaker) -> tuple[AcpServer, WireRegistry]:
     """The SDK's `AcpServer` whose connections are `WireConnection`s, and its registry."""
-    server = AcpServer(make_agent)
+    server = AcpServer(make_agent)  # type: ignore[arg-type]  # unused: its registry is swapped below
     registry = WireRegistry()
     server._registry = registry
     return server, registry

@@ -1,7 +1,8 @@
 """The ACP agent: every method of PROTOCOL.md, on top of the agent core's sessions.
 
-`IacAgent` is a duck-typed ACP `Agent` (the SDK's `Agent` protocol is not subclassed: its stubs
-would answer unimplemented methods with `null` instead of -32601). Each method validates its
+`IacAgent` is an ACP `Agent` by its methods (the SDK's `Agent` protocol is not subclassed: its
+stubs would answer unimplemented methods with `null` instead of -32601; mypy checks that the
+methods match it where `acp.stdio` hands the agent to the SDK). Each method validates its
 parameters, reaches the session, and answers with the SDK's response models. How requests fail
 (before `initialize`, bad parameters, unexpected exceptions) is decided in `acp.errors`; what
 `initialize` announces in `acp.capabilities`.
@@ -16,18 +17,25 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from acp import RequestError
+from acp import Client, RequestError
 from acp.helpers import update_current_mode
 from acp.schema import (
+    AudioContentBlock,
     AuthenticateResponse,
+    ClientCapabilities,
     CloseSessionResponse,
     ConfigOptionUpdate,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    Implementation,
     InitializeResponse,
     ListSessionsResponse,
     PromptResponse,
+    ResourceContentBlock,
     SessionInfo,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    TextContentBlock,
     Usage,
 )
 
@@ -35,9 +43,8 @@ from iac_code.acp import mcp
 from iac_code.acp.capabilities import AUTH_METHOD_ID, initialize_response
 from iac_code.acp.client import client_tools
 from iac_code.acp.errors import check_cwd, guarded, invalid
+from iac_code.acp.mcp import McpServer
 from iac_code.acp.options import (
-    MODE_IDS,
-    THOUGHT_LEVEL_IDS,
     ForkSessionResult,
     LoadSessionResult,
     NewSessionResult,
@@ -53,6 +60,7 @@ from iac_code.agent.replay import replay_events
 from iac_code.agent.session import Session, SessionBusy, default_model
 from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core.events import Event, Notice, TitleChanged
+from iac_code.core.vocabulary import PERMISSION_MODES, is_permission_mode, is_thought_level
 from iac_code.providers import available_models
 from iac_code.sessions.journal import StorageError
 from iac_code.sessions.store import (
@@ -87,18 +95,25 @@ class IacAgent:
         self.settings = settings
         self.store = store or SessionStore(settings.sessions_dir, settings.secrets())
         self.sessions: dict[str, Session] = {}
-        self._conn: Any = None
+        self._conn: Client | None = None
         self.initialized = False
         """Whether `initialize` was answered (checked by `acp.errors.guarded`)."""
         self._background: set[asyncio.Task[Any]] = set()
         self._loading: dict[str, asyncio.Future[Session | None]] = {}  # session/load under way, by session id: its outcome
-        self._client_capabilities: Any = None
+        self._client_capabilities: ClientCapabilities | None = None
 
-    def on_connect(self, conn: Any) -> None:
+    def on_connect(self, conn: Client) -> None:
         """Keep the connection used to send updates and permission requests."""
         self._conn = conn
 
     # ----- helpers -----
+
+    @property
+    def _client(self) -> Client:
+        """The client's side of the connection (`on_connect` gave it before any request)."""
+        if self._conn is None:
+            raise RuntimeError("IacAgent: a request came before on_connect")
+        return self._conn
 
     def _session(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)
@@ -112,7 +127,7 @@ class IacAgent:
         """An `EventSink` sending each agent event of `session_id` to the client as a `session/update`."""
 
         async def emit(event: Event) -> None:
-            await self._conn.session_update(session_id=session_id, update=to_update(event))
+            await self._client.session_update(session_id=session_id, update=to_update(event))
 
         return emit
 
@@ -133,7 +148,7 @@ class IacAgent:
     def _opened(self, result: type[SessionResult], session: Session) -> SessionResult:
         """The answer to `session/new|load|fork|resume` for `session`: its modes, models and config
         options, and for a new session (new, fork) its id. The slash commands follow as an update."""
-        self._after_answer(self._conn.session_update(session_id=session.id, update=commands_update()))
+        self._after_answer(self._client.session_update(session_id=session.id, update=commands_update()))
         new = result in (NewSessionResult, ForkSessionResult)
         return result(
             modes=mode_state(session),
@@ -151,14 +166,20 @@ class IacAgent:
     def _register(self, session: Session) -> Session:
         """Make `session` the live session of its id (requests reach it from now on), its tools
         using the files and terminals the client offered in `initialize`."""
-        session.files, session.terminals = client_tools(self._conn, session.id, self._client_capabilities)
+        session.files, session.terminals = client_tools(self._client, session.id, self._client_capabilities)
         self.sessions[session.id] = session
         return session
 
     # ----- lifecycle -----
 
     @guarded
-    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any) -> InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
         """Negotiate protocol version 1 and announce the capabilities of PROTOCOL.md; remember the
         client's, which decide whether tools use its files and terminals."""
         self.initialized = True
@@ -175,12 +196,14 @@ class IacAgent:
         return AuthenticateResponse()
 
     @guarded
-    async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResult:
+    async def new_session(
+        self, cwd: str, additional_directories: list[str] | None = None, mcp_servers: list[McpServer] | None = None, **_: Any
+    ) -> NewSessionResult:
         """Create a session in `cwd` (absolute, existing directory), connecting its `mcpServers`."""
         cwd = check_cwd(cwd)
         self._check_model(default_model(self.settings), "model")
         session = self._register(Session.create(cwd, self.settings, self.store))
-        mcp.attach(session, self._conn, mcp_servers)
+        mcp.attach(session, self._client, mcp_servers)
         return self._opened(NewSessionResult, session)
 
     def _load_from_disk(self, session_id: str, cwd: str) -> Session:
@@ -196,7 +219,14 @@ class IacAgent:
             raise invalid("sessionId", "Session is in use by another iac-code process or connection") from None
 
     @guarded
-    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> LoadSessionResult:
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[McpServer] | None = None,
+        additional_directories: list[str] | None = None,
+        **_: Any,
+    ) -> LoadSessionResult:
         """Restore a session from disk and replay its whole history before answering.
 
         A load of a session whose load is under way on this connection waits for that one and
@@ -223,7 +253,7 @@ class IacAgent:
                 del self.sessions[session_id]
                 await live.close()
             session = self._load_from_disk(session_id, cwd)
-            mcp.attach(session, self._conn, mcp_servers)
+            mcp.attach(session, self._client, mcp_servers)
             emit = self._update_sink(session_id)
             for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
                 await emit(event)
@@ -238,7 +268,14 @@ class IacAgent:
         return self._opened(LoadSessionResult, session)
 
     @guarded
-    async def fork_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> ForkSessionResult:
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[McpServer] | None = None,
+        **_: Any,
+    ) -> ForkSessionResult:
         """Branch `session_id` into a new session with the same history, persisted at once."""
         cwd = check_cwd(cwd)
         try:
@@ -246,11 +283,18 @@ class IacAgent:
         except SessionNotFound:
             raise invalid("sessionId", "Session not found") from None
         session = self._register(Session.fork(source, cwd, self.settings, self.store))
-        mcp.attach(session, self._conn, mcp_servers)
+        mcp.attach(session, self._client, mcp_servers)
         return self._opened(ForkSessionResult, session)
 
     @guarded
-    async def resume_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> ResumeSessionResult:
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[McpServer] | None = None,
+        **_: Any,
+    ) -> ResumeSessionResult:
         """Reattach to a live session, or load it from disk without replay."""
         cwd = check_cwd(cwd)
         live = self.sessions.get(session_id)
@@ -259,7 +303,7 @@ class IacAgent:
             session = live
         else:
             session = self._load_from_disk(session_id, cwd)
-            mcp.attach(session, self._conn, mcp_servers)
+            mcp.attach(session, self._client, mcp_servers)
         if session.meta.title:
             self._after_answer(self._update_sink(session_id)(TitleChanged(session.meta.title)))
         return self._opened(ResumeSessionResult, session)
@@ -295,11 +339,11 @@ class IacAgent:
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
         """Switch the permission mode (same effect as the `mode` config option)."""
         session = self._session(session_id)
-        if mode_id not in MODE_IDS:
-            raise invalid("modeId", f"unknown mode {mode_id!r}; one of {sorted(MODE_IDS)}")
-        session.set_mode(mode_id)  # type: ignore[arg-type]
+        if not is_permission_mode(mode_id):
+            raise invalid("modeId", f"unknown mode {mode_id!r}; one of {sorted(PERMISSION_MODES)}")
+        session.set_mode(mode_id)
         self._after_answer(
-            self._conn.session_update(
+            self._client.session_update(
                 session_id=session_id,
                 update=ConfigOptionUpdate(session_update="config_option_update", config_options=config_options(session)),
             )
@@ -307,23 +351,25 @@ class IacAgent:
         return SetSessionModeResponse()
 
     @guarded
-    async def set_config_option(self, config_id: str, session_id: str, value: Any, **_: Any) -> SetSessionConfigOptionResponse:
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
         """Set `mode`, `model` or `thought_level`; anything else is -32602."""
         session = self._session(session_id)
         if not isinstance(value, str):
             raise invalid("value", "must be a string")
         if config_id == "mode":
-            if value not in MODE_IDS:
+            if not is_permission_mode(value):
                 raise invalid("value", f"unknown mode {value!r}")
-            session.set_mode(value)  # type: ignore[arg-type]
-            self._after_answer(self._conn.session_update(session_id=session_id, update=update_current_mode(value)))
+            session.set_mode(value)
+            self._after_answer(self._client.session_update(session_id=session_id, update=update_current_mode(value)))
         elif config_id == "model":
             self._check_model(value, "value")
             session.set_model(value)
         elif config_id == "thought_level":
-            if value not in THOUGHT_LEVEL_IDS:
+            if not is_thought_level(value):
                 raise invalid("value", f"unknown thought level {value!r}")
-            session.set_thought_level(value)  # type: ignore[arg-type]
+            session.set_thought_level(value)
         else:
             raise invalid("configId", f"unknown config option {config_id!r}")
         return SetSessionConfigOptionResponse(config_options=config_options(session))
@@ -331,14 +377,21 @@ class IacAgent:
     # ----- prompt turns -----
 
     @guarded
-    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+    async def prompt(
+        self,
+        session_id: str,
+        prompt: list[
+            TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
+        ],
+        **_: Any,
+    ) -> PromptResponse:
         """Run one prompt turn; every update of it is sent before this returns."""
         session = self._session(session_id)
         content = to_user_content(prompt, session.cwd)
         if not content:
             raise invalid("prompt", "no usable content blocks")
         try:  # the session's turn lock is claimed before this handler first yields
-            result = await session.prompt(content, self._update_sink(session_id), AcpPrompter(self._conn, session_id))
+            result = await session.prompt(content, self._update_sink(session_id), AcpPrompter(self._client, session_id))
         except SessionBusy:
             raise invalid("sessionId", "A prompt is already running in this session; wait for it or cancel it") from None
         except StorageError as exc:  # answered -32603 with the reason by `guarded`
@@ -361,6 +414,13 @@ class IacAgent:
         session = self.sessions.get(session_id)
         if session is not None:
             session.cancel()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """No extension methods: -32601, as the SDK answers an agent that has no `ext_method`."""
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        """Extension notifications are ignored, as the SDK does for an agent that has no `ext_notification`."""
 
     async def shutdown(self) -> None:
         """End everything this connection runs (PROTOCOL.md, Process lifetime); a second call does nothing.

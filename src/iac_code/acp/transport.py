@@ -49,7 +49,7 @@ class ParseError(ValueError):
     """Bytes that are not one JSON text: invalid JSON, invalid UTF-8, or nested too deeply."""
 
 
-def parse_message(data: bytes | str) -> Any:
+def parse_message(data: bytes | bytearray | str) -> Any:
     """The JSON value of `data` (any JSON, not only objects). Raises `ParseError` (-32700)."""
     try:
         return json.loads(data)

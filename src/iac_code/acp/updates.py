@@ -4,23 +4,57 @@ from __future__ import annotations
 
 from acp import helpers
 from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanContentUpdate,
+    AgentPlanRemovedUpdate,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
     AvailableCommand,
     AvailableCommandInput,
     AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    ContentToolCallContent,
+    CurrentModeUpdate,
+    FileEditToolCallContent,
     SessionInfoUpdate,
+    TerminalToolCallContent,
     ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
     UnstructuredCommandInput,
     UsageUpdate,
+    UserMessageChunk,
 )
 
 from iac_code.agent.commands import COMMANDS
 from iac_code.core import events
 
+ToolCallContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
+"""One item of a tool call's `content` (the SDK's models; schema `ToolCallContent`)."""
 
-def content_items(items: list[events.ToolContent] | None):  # noqa: ANN202 - a list of ACP tool call content
+SessionUpdate = (
+    UserMessageChunk
+    | AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | AgentPlanContentUpdate
+    | AgentPlanRemovedUpdate
+    | AvailableCommandsUpdate
+    | CurrentModeUpdate
+    | ConfigOptionUpdate
+    | SessionInfoUpdate
+    | UsageUpdate
+)
+"""What a `session/update` carries (the SDK's models, as `acp.Client.session_update` takes them)."""
+
+
+def content_items(items: list[events.ToolContent] | None) -> list[ToolCallContent] | None:
+    """The ACP content of a tool call's agent-side content (None stays None)."""
     if items is None:
         return None
-    out = []
+    out: list[ToolCallContent] = []
     for item in items:
         if isinstance(item, events.DiffContent):
             out.append(helpers.tool_diff_content(item.path, item.new_text, item.old_text))
@@ -32,12 +66,13 @@ def content_items(items: list[events.ToolContent] | None):  # noqa: ANN202 - a l
 
 
 def location_items(items: list[events.Location] | None) -> list[ToolCallLocation] | None:
+    """The ACP locations of a tool call's locations (None stays None)."""
     if items is None:
         return None
     return [ToolCallLocation(path=loc.path, line=loc.line) for loc in items]
 
 
-def to_update(event: events.Event):  # noqa: ANN201 - one of the SDK's SessionUpdate models
+def to_update(event: events.Event) -> SessionUpdate:
     """The `session/update` payload for one agent event."""
     if isinstance(event, events.TextDelta):
         return helpers.update_agent_message_text(event.text)

@@ -44,15 +44,15 @@ from typing import Any, Literal, Protocol
 
 from iac_code.agent.shell_rules import describe as describe_rules
 from iac_code.agent.shell_rules import parts as shell_parts
-from iac_code.config import ModeId
 from iac_code.core.events import Location, ToolContent, ToolKind
+from iac_code.core.vocabulary import PermissionMode, PermissionOptionKind
 from iac_code.tools.base import Category, Tool, ToolContext, ToolInput, ToolPreview
 from iac_code.tools.paths import is_inside, is_sensitive
 from iac_code.tools.web_fetch import DOCUMENTATION_HOSTS, fetch_host
 
 log = logging.getLogger(__name__)
 
-Answer = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
+Answer = PermissionOptionKind | Literal["cancelled"]
 """The user's decision, by permission option kind; `cancelled` means the prompt was cancelled."""
 
 PERMISSION_DENIED = "Permission denied."
@@ -81,7 +81,7 @@ class PermissionOption:
     """One answer offered to the user: `kind` (also the option id) and a `name` that says which
     rule an `always` answer saves ("Always allow `terraform fmt` commands")."""
 
-    kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+    kind: PermissionOptionKind
     name: str
 
 
@@ -156,8 +156,8 @@ class PermissionPolicy:
     """The session's permission state: its mode, the rules saved by `always` answers, and whether
     its commands run in the OS sandbox (`sandboxed`: a sandbox backend works in this session)."""
 
-    def __init__(self, mode: ModeId = "default", *, sandboxed: bool = True) -> None:
-        self.mode: ModeId = mode
+    def __init__(self, mode: PermissionMode = "default", *, sandboxed: bool = True) -> None:
+        self.mode: PermissionMode = mode
         self.sandboxed = sandboxed
         self.allowed: set[str] = set()
         self.rejected: set[str] = set()

@@ -20,10 +20,11 @@ from iac_code.agent.loop import INTERRUPTED, AgentLoop, LoopConfig, TurnResult
 from iac_code.agent.permissions import PermissionGate, PermissionPolicy, PermissionPrompter
 from iac_code.agent.project_mcp import approved_servers
 from iac_code.agent.system_prompt import build_system_prompt
-from iac_code.config import ModeId, Settings, ThoughtLevel
+from iac_code.config import Settings
 from iac_code.core.conversation import Conversation, ImageBlock, Message, TextBlock
 from iac_code.core.events import EventSink, Notice, TitleChanged
 from iac_code.core.provider import Provider, Usage
+from iac_code.core.vocabulary import PermissionMode, ThoughtLevel, is_thought_level
 from iac_code.mcp.hub import McpHub
 from iac_code.mcp.servers import McpServerSpec
 from iac_code.providers import available_models, create_provider
@@ -163,7 +164,7 @@ class Session:
         return self.meta.session_id
 
     @property
-    def mode(self) -> ModeId:
+    def mode(self) -> PermissionMode:
         """The permission mode (`default`, `accept_edits`, `sandboxed_commands`, `plan`, `bypass_permissions`)."""
         return self.policy.mode
 
@@ -175,9 +176,10 @@ class Session:
     @property
     def thought_level(self) -> ThoughtLevel:
         """`off`, `low`, `medium` or `high`."""
-        return (self.meta.thought_level or "off")  # type: ignore[return-value]
+        level = self.meta.thought_level
+        return level if is_thought_level(level) else "off"
 
-    def set_mode(self, mode: ModeId) -> None:
+    def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode."""
         self.policy.mode = mode
         self.meta.mode = mode

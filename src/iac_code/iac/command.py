@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from iac_code.core.vocabulary import ValidateFormat, ValidateKind
 from iac_code.iac import report
 from iac_code.iac.engine import Options, check
 
@@ -19,8 +20,8 @@ from iac_code.iac.engine import Options, check
 def run(
     paths: list[str],
     *,
-    output_format: str = "text",
-    kind: str = "auto",
+    output_format: ValidateFormat = "text",
+    kind: ValidateKind = "auto",
     ignore: list[str] | tuple[str, ...] = (),
     kubernetes_version: str | None = None,
     terraform_validate: bool = False,

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iac_code.core.vocabulary import ValidateKind
 from iac_code.iac.rules import Selection
 
 @dataclass(slots=True)
@@ -17,7 +18,7 @@ class Options:
     (None: absent); `after_edits`: post-edit feedback on; `workers`: processes checking a large
     Terraform project's modules (0: one per CPU; `iac-code validate` uses 0, the agent 1)."""
 
-    kind: str = "auto"
+    kind: ValidateKind = "auto"
     ignore: tuple[str, ...] = ()
     kubernetes_version: str | None = None
     terraform_cli: bool = True

@@ -11,10 +11,10 @@ directory), at most `MAX_SHOWN`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field
 
+from iac_code.core.vocabulary import ValidateKind
 from iac_code.iac import report
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.files import PathArg, in_thread, shown
@@ -27,7 +27,7 @@ class ValidateInput(ToolInput):
         default_factory=list,
         description="Files or directories to check, relative to the working directory or absolute. Defaults to the working directory.",
     )
-    kind: Literal["auto", "terraform", "cloudformation", "ros", "kubernetes"] = Field(
+    kind: ValidateKind = Field(
         default="auto", description="Restrict to one kind of file; auto detects each file's kind from its content."
     )
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iac_code.redact import is_credential_name
-from iac_code.tools.sandbox.backends import INSTALL_HINT, Backend, Detection, Setting, confinement, detect, wrap
+from iac_code.tools.sandbox.backends import INSTALL_HINT, Backend, Detection, confinement, detect, wrap
 from iac_code.tools.sandbox.policy import HOME_SECRETS, Policy, command_policy
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,6 @@ __all__ = [
     "Launch",
     "Policy",
     "Sandbox",
-    "Setting",
     "blocked_hint",
     "command_policy",
     "detect",

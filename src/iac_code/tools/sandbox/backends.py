@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from iac_code.core.vocabulary import SandboxSetting
 from iac_code.tools.sandbox import landlock_exec
 from iac_code.tools.sandbox.policy import Policy
 
 Backend = Literal["bwrap", "landlock", "none"]
-Setting = Literal["auto", "bwrap", "landlock", "off"]
 
 LANDLOCK_EXEC = Path(__file__).with_name("landlock_exec.py")
 """The Landlock backend's program: run as `python -I -S landlock_exec.py … -- PROGRAM ARG…`."""
@@ -37,7 +37,7 @@ class Detection:
     """What was found: the `backend` in use for `setting`, and for each backend None when it
     works here or the reason it does not (`bwrap`, `landlock`)."""
 
-    setting: Setting
+    setting: SandboxSetting
     backend: Backend
     bwrap: str | None
     landlock: str | None
@@ -54,10 +54,10 @@ class Detection:
 
 
 @functools.cache
-def detect(setting: Setting = "auto") -> Detection:
+def detect(setting: SandboxSetting = "auto") -> Detection:
     """The backends that work on this machine (probed once per process and setting)."""
     bwrap, landlock = bwrap_problem(), landlock_problem()
-    choices: dict[Setting, tuple[Backend, ...]] = {"auto": ("bwrap", "landlock"), "bwrap": ("bwrap",), "landlock": ("landlock",)}
+    choices: dict[SandboxSetting, tuple[Backend, ...]] = {"auto": ("bwrap", "landlock"), "bwrap": ("bwrap",), "landlock": ("landlock",)}
     wanted = choices.get(setting, ())
     works = {"bwrap": bwrap is None, "landlock": landlock is None}
     backend: Backend = next((b for b in wanted if works[b]), "none")
