@@ -74,6 +74,29 @@ def test_an_opaque_command_is_one_part_that_always_asks():
     assert [(p.text, p.rule) for p in parts("while true; do ls; done")] == [("while true; do ls; done", None)]
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["echo ${x:='$(touch m)'} ${x@P}", "echo ${x=$'\\x24(touch m)'} ${x@P}", "echo $(( 'a[$(touch m)]' ))",
+     "echo $[ 'a[$(touch m)]' ]", "echo ${a['$(touch m)']}", "echo ${x:='a[$(touch m)]'} ${!x}", "echo ${a[x]}",
+     "echo ${HOME:x}", "echo $((x))", "test -v 'a[$(touch m)]'", "[ '-v' 'a[$(touch m)]' ]", "[[ -v 'a[$(touch m)]' ]]",
+     "[[ 'a[$(touch m)]' -eq 1 ]]", "[[ $n -lt 2 ]]", "cat <<EOF\n${x:=\\$(touch m)}${x@P}\nEOF"],
+)
+def test_a_command_bash_would_evaluate_a_string_of_as_code_is_opaque(command):
+    """Arithmetic contexts, array subscripts and `${x@P}` run the `$(…)` a value or a quoted string
+    holds; the parser sees a string, so the command gets no rule (bash 5 ran `touch m` in each,
+    given a value for `x`/`n` where one is read)."""
+    assert [p.rule for p in parts(command)] == [None]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("echo $((1+2)) ${#HOME} ${HOME%/*} ${x:-y} ${x:1:2} ${a[@]} ${x//a/b}", ["echo"]), ("[[ 2 -gt 1 ]]", ["test"]),
+     ("[ -n \"$HOME\" ]", ["test"]), ("sleep $((1))", ["sleep"])],
+)
+def test_expansions_that_only_read_keep_their_rule(command, expected):
+    assert [p.rule for p in parts(command)] == expected
+
+
 def test_without_a_sandbox_every_rule_is_the_exact_command_line():
     found = parts("cd infra && terraform fmt -check; rm -rf x", exact=True)
     assert [p.rule for p in found] == ["exactly cd infra", "exactly terraform fmt -check", None]

@@ -121,7 +121,7 @@ def parts(command: str, cwd: Path | None = None, config_dir: Path | None = None,
     part that could have a rule gets the rule for its exact text instead (`exact_rule`)."""
     try:
         root = _parser().parse(command.encode("utf-8", "surrogatepass")).root_node
-        if root.has_error or _hides_substitution(root):
+        if root.has_error or _hides_substitution(root) or _evaluates_strings(root):
             raise Opaque
         found: list[Part] = []
         _walk(root, found)
@@ -218,6 +218,68 @@ def _hides_substitution(root: tree_sitter.Node) -> bool:
         elif node.is_named and node.type not in _INERT_LEAVES and (b"`" in (node.text or b"") or b"$(" in (node.text or b"")):
             return True
     return False
+
+
+_SAFE_EXPANSION_OPERATORS = frozenset({"#", ":-", "-", ":+", "+", ":?", "?", "%", "%%", "##", "/", "//", "/#", "/%", "^", "^^", ",", ",,", ":"})
+"""`${x…}` operators that only read `x` and print a word (`:=`/`=` assign, `@P` prompt-expands,
+`!` is indirect: see `_evaluates_strings`)."""
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _evaluates_strings(root: tree_sitter.Node) -> bool:
+    """Whether bash may run code written inside a string of the command: an arithmetic context
+    evaluates a variable's value or a quoted string as an expression, and an array subscript in
+    it runs the `$(…)` it holds (`echo $(( 'a[$(id)]' ))`, `[[ 'a[$(id)]' -eq 1 ]]`, `test -v
+    'a[$(id)]'`, `${a[x]}`, `${x:y}`, `${!x}`); `${x@P}` expands a value as a prompt, command
+    substitutions included; `${x:='…'}` sets the value those read. Such a command is opaque.
+    Arithmetic on numbers (`$((1+2))`), `${#x}`, `${x:-y}`, `${x%.tf}`, `${x:1:2}` are not."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        kind = node.type
+        if kind == "arithmetic_expansion":
+            if any(c.is_named and c.type not in ("number", "binary_expression", "unary_expression", "parenthesized_expression")
+                   for c in _descendants(node)):
+                return True
+        elif kind == "expansion":
+            children = node.children
+            operators = [c.type for c in children if not c.is_named and c.type not in ("${", "}")]
+            if "!" in operators or any(op not in _SAFE_EXPANSION_OPERATORS for op in operators):
+                return True
+            if any(c.type in ("subscript", "ERROR") for c in children):
+                subscript = next(c for c in children if c.type in ("subscript", "ERROR"))
+                index = [c for c in subscript.named_children if c.type != "variable_name"]
+                if subscript.type == "ERROR" or not all(c.type == "number" or c.text in (b"@", b"*") for c in index):
+                    return True
+            if ":" in operators:  # `${x:offset:length}` evaluates both as arithmetic
+                after = children[[c.type for c in children].index(":") + 1 :]
+                if not all(c.type in ("number", ":", "}") for c in after):
+                    return True
+        elif kind == "test_operator":
+            operator = _source(node)
+            if operator in ("-v", "-R"):
+                return True
+            parent = node.parent
+            if operator in _ARITHMETIC_TESTS and parent is not None and any(
+                c.type != "number" for c in parent.named_children if c.id != node.id
+            ):
+                return True
+        elif kind == "command":
+            words = [c for c in node.named_children if c.type != "command_name"]
+            name = node.child_by_field_name("name")
+            if name is not None and _source(name) in ("test", "[") and any(_literal(w) in ("-v", "-R") for w in words):
+                return True
+    return False
+
+
+def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    found, stack = [], list(node.children)
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        stack.extend(child.children)
+    return found
 
 
 def _walk(node: tree_sitter.Node, out: list[Part]) -> None:
