@@ -1,6 +1,6 @@
 """iac-tui under load, as a table: launch, a 50-diff permission request, typing while text streams, a long session.
 
-    python bench/tui_large.py [--only launch,diffs,typing,pager,session] [--turns 1000]
+    python bench/tui_large.py [--only launch,diffs,typing,pager,session,turncpu] [--turns 1000]
 
 - launch: `python -m iac_tui` in a pseudo-terminal (120x40) on the real `iac-code acp` (scripted
   model), from exec to ready for input: the prompt box drawn and a key typed at that moment
@@ -19,6 +19,9 @@
   app; the app's RSS after 100 / 250 / 500 / 1,000 turns with pruning (`--max-rows`, default
   2,500), and after 100 / 250 without (`--unpruned-turns`: an app that never prunes slows down as
   it grows). About 0.4 s a turn on an idle 2-core machine, so the 1,000 turns take ~7 minutes.
+- turncpu: the app process's CPU time per turn (`time.process_time`, so other work on the machine
+  counts little) in a never-pruned session of `--cpu-turns` turns: the median near 30 blocks and
+  near 300 blocks, and their ratio (flat is 1.0: a turn's cost does not grow with the session).
 
 The in-process agent is `tests/tui/scenario_agent.py`. Figures to compare on one machine; the
 load average is printed with them (other work on the machine inflates wall times).
@@ -275,15 +278,38 @@ async def session_rss(turns: int) -> dict:
 
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         await until(pilot, lambda: app.state.session_id, step=0.02)
+        cpu: list[tuple[int, float]] = []  # per turn: blocks before it, the process's CPU seconds it took
         for turn in range(1, turns + 1):
+            blocks = len(app.conversation.children)
+            start = time.process_time()
             app.prompt_box.load_text(f"question {turn}")
             await pilot.press("enter")
             await until(pilot, lambda t=turn: ended[0] >= t, step=0.002)
+            await pilot.pause(0.02)  # the turn's last blocks drawn
+            cpu.append((blocks, time.process_time() - start))
             if turn in marks:
                 await pilot.pause(0.05)
                 gc.collect()
                 out[turn] = (rss_mib(), len(app.conversation.children))
+    out["cpu"] = cpu
     return out
+
+
+def bench_turn_cpu(turns: int) -> list[tuple[str, str]]:
+    """CPU per turn as the never-pruned session grows: the median of the 5 turns nearest 30 and
+    nearest 300 blocks (a turn adds 3: the prompt, the answer, the tool call), and their ratio."""
+    env = dict(os.environ, IAC_TUI_MAX_ROWS="100000000")
+    out = subprocess.run([sys.executable, __file__, "--one-session", str(turns)], capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        return [("CPU per turn", "failed: " + out.stderr.strip().splitlines()[-1])]
+    cpu = json.loads(out.stdout.strip().splitlines()[-1])["cpu"]
+
+    def near(blocks: int) -> tuple[int, float]:
+        closest = sorted(cpu, key=lambda entry: abs(entry[0] - blocks))[:5]
+        return round(statistics.median(b for b, _ in closest)), statistics.median(c for _, c in closest)
+
+    (b30, c30), (b300, c300) = near(30), near(300)
+    return [("CPU per turn (app process, never pruned)", f"{c30 * 1000:.0f} ms at {b30} blocks, {c300 * 1000:.0f} ms at {b300} blocks: x{c300 / c30:.2f}")]
 
 
 def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[str, str]]:
@@ -298,6 +324,7 @@ def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[
             rows.append((f"{count:,}-turn session, {label}", "failed: " + out.stderr.strip().splitlines()[-1]))
             continue
         marks = json.loads(out.stdout.strip().splitlines()[-1])
+        marks.pop("cpu")
         figures = ", ".join(f"{int(k):,}: {v[0]:.0f} MiB/{v[1]} blocks" for k, v in sorted(marks.items(), key=lambda kv: int(kv[0])))
         rows.append((f"RSS after N turns, {label}", figures))
     return rows
@@ -305,7 +332,8 @@ def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="launch,diffs,typing,pager,session")
+    parser.add_argument("--only", default="launch,diffs,typing,pager,session,turncpu")
+    parser.add_argument("--cpu-turns", type=int, default=105, help="turns of the turncpu run (about 300 blocks)")
     parser.add_argument("--repeat", type=int, default=5, help="launch runs of each app (median shown)")
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--max-rows", type=int, default=2500, help="IAC_TUI_MAX_ROWS of the pruned session run")
@@ -327,6 +355,8 @@ def main() -> int:
         rows += asyncio.run(bench_pager(100_000))
     if "session" in wanted:
         rows += bench_session(args.turns, args.max_rows, args.unpruned_turns)
+    if "turncpu" in wanted:
+        rows += bench_turn_cpu(args.cpu_turns)
     width = max(len(r[0]) for r in rows)
     print(f"iac-tui under load ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
     for name, value in rows:
