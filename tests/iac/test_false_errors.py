@@ -150,6 +150,38 @@ def test_a_tuple_or_an_empty_tuple_stays_a_list_for_each_error(tmp_path: Path) -
     assert [(d.line, d.rule) for d in validate([root], OFFLINE) if d.severity == "error"] == [(7, "terraform.for-each-list")]
 
 
+def test_the_steps_after_a_splat_are_read_in_order(tmp_path: Path) -> None:
+    # cloudposse/terraform-aws-eks-cluster: `x[*].identity[0].oidc[0].issuer` was read as x.issuer
+    # (the aws provider's data speaks; terraform itself would need the provider from the registry)
+    main = """terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 6.0"
+    }
+  }
+}
+
+resource "aws_eks_cluster" "this" {
+  count    = 1
+  name     = "c"
+  role_arn = "arn:aws:iam::123456789012:role/eks"
+
+  vpc_config {
+    subnet_ids = ["subnet-1"]
+  }
+}
+
+output "issuer" {
+  value = one(aws_eks_cluster.this[*].identity[0].oidc[0].issuer)
+}
+"""
+    root = write(tmp_path, {"main.tf": main})
+    assert errors(root) == []
+    (root / "main.tf").write_text(main.replace("[*].identity[0]", "[*].identty[0]"))
+    assert [e.split()[1] for e in errors(root)] == ["terraform.resource-unknown-attribute"]  # the first step is still checked
+
+
 def test_one_unparsable_file_does_not_make_its_module_undeclared(tmp_path: Path) -> None:
     root = write(tmp_path, {"vars.tf": 'variable "a" {\n  type = string\n', "main.tf": 'output "a" {\n  value = var.a\n}\n'})
     assert [(d.file.name, d.rule) for d in validate([root], OFFLINE) if d.severity == "error"] == [("vars.tf", "hcl.syntax")]

@@ -337,13 +337,16 @@ def _chain(node: Tree, scope: set[str], refs: list[Ref], calls: list[Call]) -> N
         elif cur.data == "index_expr_term":
             steps.append("[")
             _walk(op, scope, refs, calls)
-        else:
+        else:  # a splat holds the steps after it (`x[*].a[0].b`): kept in order, as the chain's are
+            after: list[str] = []
             for sub in op.children:
                 if isinstance(sub, Tree):
                     if sub.data == "get_attr":
-                        steps.append(_name(sub.children[-1]))
+                        after.append(_name(sub.children[-1]))
                     else:
+                        after.append("[")
                         _walk(sub, scope, refs, calls)
+            steps += reversed(after)
             steps.append("*")
         cur = base
     steps.reverse()
