@@ -31,7 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `iac-tui`; returns the exit status."""
+    """Entry point of `iac-tui`; returns the exit status. As the process's entry point (`argv`
+    None), it first moves the credentials out of the process's environment block (`handoff`)."""
+    if argv is None:
+        from iac_tui.handoff import hand_off_credentials
+
+        hand_off_credentials()
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     project = Path(args.path).expanduser()
     if not project.is_dir():

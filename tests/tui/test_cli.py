@@ -120,3 +120,42 @@ async def test_the_prompt_box_takes_keys_while_the_sdk_loads(ws, monkeypatch):
 
         await ready(pilot)
         assert app.prompt_box.text == "plan"
+
+
+RECORDER = """
+import json, os, sys, time
+tui = open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace")
+out = {"tui_block": tui, "agent_key": os.environ.get("ANTHROPIC_API_KEY"), "fd_var": "IAC_TUI_CREDENTIALS_FD" in os.environ}
+open(sys.argv[1] + ".tmp", "w").write(json.dumps(out))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)
+"""
+
+
+def test_the_apps_environment_block_holds_no_credentials_and_the_agent_gets_them(tmp_path):
+    """The app moves the key out of its environment block at start (`iac_tui.handoff`), as the
+    agent does; the agent it starts still receives it. The agent here records what it sees."""
+    import json
+    import os
+    import signal
+    import time
+
+    (tmp_path / "recorder.py").write_text(RECORDER)
+    seen = tmp_path / "seen.json"
+    key = "sk-ant-FAKE-tui-handoff-0123456789"
+    agent = f"{sys.executable} {tmp_path / 'recorder.py'} {seen}"
+    env = {**os.environ, "ANTHROPIC_API_KEY": key, "TERM": "dumb"}
+    tui = subprocess.Popen([sys.executable, "-m", "iac_tui", str(tmp_path), "--agent", agent], env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)  # fmt: skip
+    try:
+        for _ in range(600):  # the agent is started before the UI toolkit is imported
+            if seen.exists() or tui.poll() is not None:
+                break
+            time.sleep(0.05)
+        found = json.loads(seen.read_text())
+    finally:
+        os.killpg(tui.pid, signal.SIGKILL)
+        tui.wait()
+    assert key not in found["tui_block"] and "ANTHROPIC_API_KEY" not in found["tui_block"]
+    assert found["agent_key"] == key and not found["fd_var"]
