@@ -130,12 +130,14 @@ class BashTool(Tool[BashInput]):
         if ctx.terminals is not None:
             argv, sandbox = command_argv(params.command, ctx, params.sandbox)
             return await run_in_terminal(argv, sandbox, timeout, ctx)
+        read_fd, write_fd = os.pipe()
         try:
             launch, sandbox = command_launch(params.command, ctx, params.sandbox)
         except Unavailable as exc:
+            os.close(read_fd)
+            os.close(write_fd)
             return ToolResult.error(f"The sandbox cannot confine the command here ({exc}); it did not run.")
-        read_fd, write_fd = os.pipe()
-        try:
+        try:  # nothing awaits between the launch prepared and the start: its confinement is released below
             with launch:
                 proc = await asyncio.create_subprocess_exec(
                     *launch.argv, cwd=ctx.cwd, env=command_environment(ctx.secrets, sandbox),
