@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from iac_code.demo import DEMO_PROMPT, prepare, verify
 from iac_tui.app import IacTui
+from iac_tui.widgets.badge import FollowBadge
 from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.plan import PlanView
-from tui_support import ready, turn_done, wait_until
+from tui_support import assert_question_in_view, ready, turn_done, wait_until
 
 
 def demo_app(base: Path, monkeypatch) -> tuple[IacTui, Path]:
@@ -19,6 +22,7 @@ def demo_app(base: Path, monkeypatch) -> tuple[IacTui, Path]:
     return app, project
 
 
+@pytest.mark.timeout(300)  # a hang guard: the whole demo took ~100 s at load 7 (default 120 s)
 async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypatch):
     app, project = demo_app(tmp_path, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -39,6 +43,8 @@ async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypa
             if prompt == "done":
                 break
             await wait_until(pilot, lambda: app.focused is question, what="the question to take the keys")
+            await pilot.pause(0.2)
+            assert_question_in_view(app, question)  # at 80x24: tests/tui/test_follow.py
             await pilot.press("a")
             await wait_until(pilot, lambda: prompt.reply.done, what="the answer to be sent")
             approvals += 1
@@ -52,15 +58,18 @@ async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypa
 async def test_rejecting_an_edit_leaves_that_file_alone(tmp_path, monkeypatch):
     app, project = demo_app(tmp_path, monkeypatch)
     before = (project / "terraform" / "variables.tf").read_text()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await pilot.press("enter")
         question = app.query_one(PermissionQuestion)
         await wait_until(pilot, lambda: question.current is not None and app.focused is question, timeout=60, what="the question")
+        await pilot.pause(0.2)
+        assert_question_in_view(app, question)
         await pilot.press("r")  # the first edit: the third vswitch
         await turn_done(pilot, timeout=60)
         # the scripted agent acknowledges the rejection and stops instead of claiming success
         assert question.current is None
+        assert app.conversation.following and not app.query_one(FollowBadge).display
         answer = [b for b in app.conversation.blocks if isinstance(b, AgentMessage)][-1]
         assert "You rejected that change" in answer.source
     assert (project / "terraform" / "variables.tf").read_text() == before

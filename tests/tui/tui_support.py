@@ -13,8 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.errors import NoWidget
+
 from iac_tui.app import IacTui
 from iac_tui.launch import AgentCommand
+from iac_tui.widgets.diff import EditDiff
+from iac_tui.widgets.plan import PlanView
+from iac_tui.widgets.tool_call import ToolCallPanel
 
 DEADLINE = 30.0
 
@@ -124,3 +129,25 @@ async def turn_done(pilot: Any, timeout: float = DEADLINE) -> None:
     await wait_until(pilot, lambda: not app.busy, timeout, what="the turn to end")
     await pilot.pause(0.2)
 
+
+def visible_rows(widget) -> int:
+    """How many of the widget's rows are on screen (0 when scrolled out of view)."""
+    try:
+        geometry = widget.screen.find_widget(widget)
+    except NoWidget:
+        return 0
+    return geometry.region.intersection(geometry.clip).height
+
+
+def assert_question_in_view(app, question) -> None:
+    """The question is whole on screen and the call it asks about (its diff, if any) shows too."""
+    assert question.display and visible_rows(question) == question.outer_size.height > 3
+    panel = next(p for p in app.query(ToolCallPanel) if p.awaiting_permission)
+    assert visible_rows(panel) > 0, f"the panel of {panel.title!r} is off screen"
+    for diff in panel.query(EditDiff):
+        assert visible_rows(diff) > 0, f"the diff of {panel.title!r} is off screen"
+    plans = list(app.query(PlanView))
+    if plans:
+        blocks = app.conversation.blocks
+        assert blocks.index(plans[0]) < blocks.index(panel), "the plan was put below the call awaiting approval"
+    assert app.conversation.following
