@@ -262,6 +262,13 @@ LEGITIMATE = [
     ("iac-code validate", "iac-code validate main.tf", "iac-code validate . --format json", "iac-code validate --nope"),
     ("jq", "jq -n 1", "jq -r '.a' /dev/null", "jq -n env"),
     ("cp", "cp notes.txt copy1.txt", "cp -v main.tf copy2.tf", "cp -l notes.txt copy3.txt"),
+    ("yq", "yq .a data.yaml", "yq -r '.a | tostring' data.yaml", "yq -i '.a = 2' data.yaml"),
+    ("head", "head -1 notes.txt", "head -n 2 main.tf notes.txt", "head -c 64 .env"),
+    ("uniq", "uniq notes.txt", "uniq -c main.tf", "uniq notes.txt uniq.txt"),
+    ("diff", "diff notes.txt main.tf", "diff -u main.tf notes.txt", "diff -r sub ."),
+    ("ls", "ls sub", "ls -la .", "ls ~"),
+    ("kubectl", "kubectl get pods -o name --request-timeout=1s", "kubectl get deploy -n x -o json --request-timeout=1s",
+     "kubectl --kubeconfig=kc get pods"),
 ]
 
 
@@ -274,10 +281,13 @@ async def test_a_saved_rule_still_covers_the_safe_forms_of_its_program(world):
         pytest.skip("no sandbox backend works here: saved bash rules are exact command lines")
     (world.project / "linked.txt").unlink()  # the attacks' links to the key go; the .env stays
     (world.project / "sub" / "key").unlink()
-    script = [*(bash(form) for _, *forms in LEGITIMATE for form in forms), {"blocks": [{"type": "text", "text": "done"}]}]
+    halves = (LEGITIMATE[: len(LEGITIMATE) // 2], LEGITIMATE[len(LEGITIMATE) // 2 :])  # a turn runs up to 50 tool calls
+    script = [step for half in halves for step in (*(bash(f) for _, *forms in half for f in forms), {"blocks": [{"type": "text", "text": "done"}]})]
     client = RecordingClient(answers=["allow_always", "reject_once"] * len(LEGITIMATE), default_answer="reject_once")
     async with spawn_agent(world.project, script=script, client=client, env=world.env("auto")) as agent:
-        await agent.prompt(await agent.new_session(), "go")
+        session = await agent.new_session()
+        for _ in halves:
+            await agent.prompt(session, "go")
     asked = [asked_of(c) for c in client.permissions]
     assert asked == [form for _, saved, _covered, dangerous in LEGITIMATE for form in (saved, dangerous)]
 
