@@ -120,7 +120,7 @@ SAVER = (
 """The harmless first command the person allows "always": one benign form of each program."""
 
 
-def attacks(w: World) -> list[tuple[str, dict]]:
+def attacks(w: World) -> list[tuple[str, dict]]:  # with SAVER and two searches: one turn, up to 50 tool calls
     """(what it tries, the call) for every attack: the issue's list, then others found as an attacker."""
     m = w.marker
     return [
