@@ -309,6 +309,20 @@ def test_go_and_mustache_templates_that_parse_as_yaml_are_not_checked_as_manifes
     assert outcome.diagnostics == []
 
 
+def test_envsubst_templates_are_not_checked_as_manifests(tmp_path: Path) -> None:
+    # found in GoogleCloudPlatform/kubernetes-engine-samples (envsubst < pool.yaml | kubectl apply -f -)
+    root = write(tmp_path, {
+        "pool.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${APP_NAME:-vllm}\nspec:\n  replicas: ${REPLICAS:-1}\n",
+        "job.yaml": "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train-${JOB_ID}\n",
+        "shell.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: shell\nspec:\n  containers:\n    - name: sh\n"
+                      "      image: busybox\n      command: [sh, -c, 'echo ${HOME}']\n",
+    })
+    outcome = check([root], OFFLINE)
+    assert sorted((s.file.name, s.reason.split()[1]) for s in outcome.skipped) == [("job.yaml", "template"), ("pool.yaml", "template")]
+    assert outcome.checked == {root / "shell.yaml": "kubernetes"}  # `${` in a command is the shell's
+    assert outcome.diagnostics == []
+
+
 def test_ros_select_takes_a_default_and_a_message(tmp_path: Path) -> None:
     # aliyun/ros-templates resources/ecs/run-command-case3.yml
     root = write(tmp_path, {"t.yaml": "ROSTemplateFormatVersion: '2015-09-01'\nResources:\n  W:\n    Type: ALIYUN::ROS::WaitConditionHandle\n"

@@ -8,7 +8,7 @@ other file is parsed, and its documents say what it is. `{{ ... }}` elsewhere is
 CloudFormation `{{resolve:ssm:...}}`, a ROS `{{ computenest::... }}`): a file is taken for
 another tool's template and skipped when it holds `{{` and does not parse, or parses only by
 reading a placeholder as a mapping (`name: {{ .Name }}`), or is a manifest whose name, namespace
-or labels hold `{{`. A file that a sibling
+or labels hold `{{` or a shell placeholder `${NAME}` (envsubst's templates). A file that a sibling
 `kustomization.yaml` lists as a patch holds partial objects by design: only its YAML is checked.
 A CloudFormation template is checked with the settings of its project's `.cfnlintrc`, which may
 also leave it out (`templates`, `ignore_templates`).
@@ -19,6 +19,7 @@ PyYAML and the format checkers (start-up of `iac-code validate`).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from iac_code.iac import rules
@@ -29,6 +30,8 @@ from iac_code.iac.options import Options
 
 HELM_TEMPLATE = "a Helm template (rendered by helm, not YAML until then)"
 OTHER_TEMPLATE = "a template ({{ ... }}) that is not YAML until rendered"
+SHELL_TEMPLATE = "a template (${...} in its names, as envsubst fills them) that is no manifest until filled"
+_SHELL_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}")
 
 
 def helm_template(path: Path) -> bool:
@@ -73,8 +76,8 @@ def check(path: Path, reader: Reader, options: Options) -> tuple[list[Diagnostic
     kind = kind_of(path, values, reader)
     if options.kind != "auto" and kind != options.kind:
         return [], None
-    if kind == "kubernetes" and _placeholders(values):
-        return [], Skipped(path, OTHER_TEMPLATE)
+    if kind == "kubernetes" and (placeholder := _placeholders(values)) is not None:
+        return [], Skipped(path, placeholder)
     out = [d for d in found if selection.enabled(d.rule)]
     if any(p.rule == "yaml.syntax" for p in problems):
         return out, kind
@@ -90,16 +93,20 @@ def check(path: Path, reader: Reader, options: Options) -> tuple[list[Diagnostic
     return out, kind if kind != "yaml" or not is_json else "json"
 
 
-def _placeholders(values: list) -> bool:
-    """Whether a manifest names itself with `{{ ... }}` (`name: etcd-{{cell}}`, labels, namespace):
-    a template of some tool, since Kubernetes never reads `{{` (in data it is just text)."""
+def _placeholders(values: list) -> str | None:
+    """Why a manifest is a template, when it names itself with a placeholder (`name: etcd-{{cell}}`,
+    `name: ${APP_NAME:-web}`, in its name, namespace or labels): Kubernetes never reads `{{` or
+    `${` there (elsewhere, as in a container's command, they are just text)."""
     for v in values:
         meta = v.get("metadata") if isinstance(v, dict) else None
         if isinstance(meta, dict):
             names = [meta.get("name"), meta.get("namespace"), *(meta.get("labels") or {}).values()] if isinstance(meta.get("labels") or {}, dict) else []
-            if any(isinstance(n, str) and "{{" in n for n in names):
-                return True
-    return False
+            for n in names:
+                if isinstance(n, str) and "{{" in n:
+                    return OTHER_TEMPLATE
+                if isinstance(n, str) and _SHELL_PLACEHOLDER.search(n):
+                    return SHELL_TEMPLATE
+    return None
 
 
 def kind_of(path: Path, values: list, reader: Reader) -> str:
