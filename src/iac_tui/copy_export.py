@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.dom import DOMNode
+from textual.widget import Widget
 
 from iac_tui import messages, transcript
 from iac_tui.display import project_relative
@@ -19,11 +24,27 @@ from iac_tui.widgets.code import CodeBlock
 from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.prompt import Command
 
+if TYPE_CHECKING:
+    from textual.message import Message
+
+    from iac_tui.widgets.conversation import Conversation
+
+    _App = App[None]  # the type checker sees the mixin as the App it is mixed into
+else:
+    _App = object
+
 EXPORT_COMMAND = Command("export", "write the conversation to a Markdown file (iac-tui)", "file name")
 
 
-class CopyExportActions:
+class CopyExportActions(_App):
     """Copy and export of `IacTui` (see the module docstring); `self` is the app."""
+
+    if TYPE_CHECKING:  # what copy and export use of IacTui
+        project: Path
+
+        @property
+        def conversation(self) -> Conversation: ...
+        def post_to_conversation(self, message: Message) -> None: ...
 
     def action_copy_block(self) -> None:
         text = self.block_to_copy()
@@ -36,8 +57,8 @@ class CopyExportActions:
     def block_to_copy(self) -> str | None:
         """What f5 copies (see the module docstring), or None."""
         conversation = self.conversation
-        node = self.focused
-        while node is not None and node is not conversation:
+        node: DOMNode | None = self.focused
+        while isinstance(node, Widget) and node is not conversation:
             if isinstance(node, CodeBlock):
                 return node.code
             if node.parent is conversation:

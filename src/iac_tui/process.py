@@ -100,17 +100,17 @@ class AgentProcess:
         self._stdin_transport = write_transport
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         self.stdout = asyncio.StreamReader(limit=limit)
-        self._filter = asyncio.ensure_future(self._pass_messages(raw, self.stdout))
+        self._filter = asyncio.ensure_future(self._pass_messages(raw, self.stdout, limit))
         return self.stdout, writer
 
-    async def _pass_messages(self, raw: asyncio.StreamReader, out: asyncio.StreamReader) -> None:
+    async def _pass_messages(self, raw: asyncio.StreamReader, out: asyncio.StreamReader, limit: int) -> None:
         """Copy stdout lines that can be ACP messages (a JSON object: `{` first) to `out`; keep the rest in `stray`."""
         try:
             while True:
                 try:
                     line = await raw.readline()
                 except ValueError:  # a line over the limit (asyncio drops it)
-                    self.stray.append(f"(a line longer than {raw._limit:,} bytes, dropped)")
+                    self.stray.append(f"(a line longer than {limit:,} bytes, dropped)")
                     continue
                 if not line:
                     break

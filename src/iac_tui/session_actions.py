@@ -5,9 +5,10 @@ themselves are `SessionManager`'s, run in workers so the UI never waits on the a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import work
+from textual.app import App
 
 from iac_tui import messages
 from iac_tui.sdk import acp
@@ -16,14 +17,30 @@ from iac_tui.screens.settings import SettingPicker
 from iac_tui.sessions import error_text
 from iac_tui.state import Setting
 
+if TYPE_CHECKING:
+    from acp.interfaces import Agent
+    from textual.message import Message
+    from textual.reactive import var
 
-class SessionActions:
+    from iac_tui.sessions import SessionManager
+    from iac_tui.state import SessionState
+
+    _App = App[None]  # the type checker sees the mixin as the App it is mixed into
+else:
+    _App = object
+
+
+class SessionActions(_App):
     """Actions of `IacTui` (see the module docstring); `self` is the app."""
 
-    busy: bool
-    state: Any
-    sessions: Any
-    agent: Any
+    if TYPE_CHECKING:  # what these actions use of IacTui
+        busy: var[bool]
+        state: SessionState
+        sessions: SessionManager
+
+        @property
+        def agent(self) -> Agent | None: ...
+        def post_to_conversation(self, message: Message) -> None: ...
 
     def action_pick(self, category: str) -> None:
         setting = self.state.setting(category)

@@ -14,9 +14,10 @@ waits in the queue until the session is back.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.app import App
 
 from iac_tui import messages
 from iac_tui.mentions import build_prompt
@@ -24,14 +25,57 @@ from iac_tui.sdk import acp
 from iac_tui.sessions import error_text
 from iac_tui.widgets.prompt import PromptArea
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from acp.interfaces import Agent
+    from acp.schema import AgentCapabilities
+    from textual.message import Message
+    from textual.reactive import var
+
+    from iac_tui.client import TuiClient
+    from iac_tui.file_index import ProjectFiles
+    from iac_tui.state import SessionState
+    from iac_tui.widgets.conversation import Conversation
+    from iac_tui.widgets.input_area import InputArea
+    from iac_tui.widgets.working import WorkingIndicator
+
+    _App = App[None]  # the type checker sees the mixin as the App it is mixed into
+else:
+    _App = object
+
 GOES_ON = ("end_turn", "max_tokens", "max_turn_requests", "refusal")
 """Stop reasons after which the next queued prompt is sent (not `cancelled`, not a failure)."""
 
 
-class TurnActions:
+class TurnActions(_App):
     """Turn handling of `IacTui` (see the module docstring); `self` is the app."""
 
     queued: list[str]
+    if TYPE_CHECKING:  # what the turns use of IacTui
+        busy: var[bool]
+        agent_state: var[str]
+        state: SessionState
+        client: TuiClient | None
+        project: Path
+        project_files: ProjectFiles
+
+        @property
+        def agent(self) -> Agent | None: ...
+        @property
+        def capabilities(self) -> AgentCapabilities | None: ...
+        @property
+        def conversation(self) -> Conversation: ...
+        @property
+        def input_area(self) -> InputArea: ...
+        @property
+        def prompt_box(self) -> PromptArea: ...
+        @property
+        def indicator(self) -> WorkingIndicator: ...
+        def post_to_conversation(self, message: Message) -> None: ...
+        def refresh_status(self) -> None: ...
+        def local_command(self, text: str) -> bool: ...
+        def action_restart_agent(self) -> None: ...
 
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
         text = message.text
@@ -49,9 +93,9 @@ class TurnActions:
 
     async def send_prompt(self, text: str) -> None:
         """Start a turn with `text` (the agent is ready and no turn runs)."""
-        prompts = getattr(self.capabilities, "prompt_capabilities", None)
-        embedded = bool(getattr(prompts, "embedded_context", False))
-        images = bool(getattr(prompts, "image", False))
+        prompts = self.capabilities.prompt_capabilities if self.capabilities is not None else None
+        embedded = bool(prompts is not None and prompts.embedded_context)
+        images = bool(prompts is not None and prompts.image)
         blocks, attached = await asyncio.to_thread(build_prompt, text, self.project, embedded, images)
         self.busy = True  # before the user's block shows: whoever sees the block sees the turn running
         await self.conversation.add_user(text, [a.path for a in attached])

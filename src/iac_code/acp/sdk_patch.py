@@ -118,7 +118,7 @@ class WireRegistry(ConnectionRegistry):
 
 def wire_server(make_agent: AgentMaker) -> tuple[AcpServer, WireRegistry]:
     """The SDK's `AcpServer` whose connections are `WireConnection`s, and its registry."""
-    server = AcpServer(make_agent)  # type: ignore[arg-type]  # unused: its registry is swapped below
+    server = AcpServer(make_agent)
     registry = WireRegistry()
     server._registry = registry
     return server, registry

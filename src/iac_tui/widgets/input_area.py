@@ -33,18 +33,18 @@ class InputArea(Vertical):
         super().__init__(id="input-area")
         self.history = history
         self.files = files
-        self.animate = animate
+        self.animated = animate  # not `animate`: that is Widget.animate(), which Textual calls
         self.working = False  # a turn runs (the indicator comes back after a question)
         self.following = True
         self.unread = 0
 
     def compose(self) -> ComposeResult:
         yield FollowBadge()
-        yield WorkingIndicator(animate=self.animate)
+        yield WorkingIndicator(animate=self.animated)
         yield QueuedPrompts(id="queued")
         yield CompletionList()
         yield PermissionQuestion(last_typed=lambda: self.prompt_box.last_key_at)
-        yield PromptArea(self.history, cursor_blink=self.animate, placeholder=PLACEHOLDER)
+        yield PromptArea(self.history, cursor_blink=self.animated, placeholder=PLACEHOLDER)
 
     def on_mount(self) -> None:
         prompt_box = self.prompt_box

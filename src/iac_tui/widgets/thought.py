@@ -15,7 +15,7 @@ from iac_tui.widgets.streaming import StreamingMarkdown
 class Thought(VerticalGroup, can_focus=True):
     """A collapsible thought; `expanded` shows the whole text."""
 
-    BINDINGS = [Binding("enter,space", "toggle", "Show/hide", show=True)]
+    BINDINGS = [Binding("enter,space", "toggle_expanded", "Show/hide", show=True)]
 
     expanded: var[bool] = var(True, toggle_class="-expanded")
 
@@ -68,9 +68,9 @@ class Thought(VerticalGroup, can_focus=True):
         detail = f"  ({words} words)" if not self.expanded and words else ""
         self.query_one(".thought-header", Static).update(f"{arrow} {label}{detail}")
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
 
     def on_click(self, event: events.Click) -> None:
         if event.widget is not None and event.widget.has_class("thought-header"):
-            self.action_toggle()
+            self.action_toggle_expanded()

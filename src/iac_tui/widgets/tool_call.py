@@ -56,7 +56,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
     """One tool call (`tool_call_id`); `root` is the project dir (paths are shown relative to it)."""
 
     BINDINGS = [
-        Binding("enter,space", "toggle", "Expand/collapse", show=False),
+        Binding("enter,space", "toggle_expanded", "Expand/collapse", show=False),
         Binding("p", "pager", "Pager"),
         Binding("v", "review", "Review diffs"),
     ]
@@ -384,7 +384,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             return any(isinstance(c, EditDiff) for c in self.body.children)
         return True
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         parts = self.expandables()
         if parts:
             self.set_expanded(not any(getattr(p, "expanded", False) for p in parts))

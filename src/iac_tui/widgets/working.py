@@ -14,7 +14,7 @@ class WorkingIndicator(Static):
 
     def __init__(self, animate: bool = True) -> None:
         super().__init__(markup=False)
-        self.animate = animate
+        self.animated = animate  # not `animate`: that is Widget.animate(), which Textual calls
         self.label = ""
         self.hint = "esc to cancel"
         self._frame = 0
@@ -28,7 +28,7 @@ class WorkingIndicator(Static):
         self.label = label
         self.hint = hint
         self.display = True
-        if self.animate and self._timer is None:
+        if self.animated and self._timer is None:
             self._timer = self.set_interval(1 / 12, self._tick)
         self._render_label()
 
@@ -49,5 +49,5 @@ class WorkingIndicator(Static):
         self._render_label()
 
     def _render_label(self) -> None:
-        mark = FRAMES[self._frame] if self.animate else "●"
+        mark = FRAMES[self._frame] if self.animated else "●"
         self.update(Content.from_markup("[$accent]$mark[/] $label  [dim]$hint[/dim]", mark=mark, label=self.label, hint=self.hint))
