@@ -249,6 +249,22 @@ def test_a_custom_resource_of_kind_service_is_not_held_to_the_service_name_rule(
     assert [e.split()[1] for e in errors(root)] == ["k8s.name"]  # a core Service's name is a DNS-1035 label
 
 
+def test_a_service_may_select_the_labels_a_controller_adds(tmp_path: Path) -> None:
+    # GoogleCloudPlatform/kubernetes-engine-samples: a headless Service for a Job's pods (job-name)
+    pod = "    spec:\n      containers:\n        - name: c\n          image: busybox\n"
+    service = "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  clusterIP: None\n  selector:\n    {}\n  ports:\n    - port: 80\n"
+    job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\nspec:\n  template:\n" + pod.replace("    spec:", "    spec:\n      restartPolicy: Never")
+    sts = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\nspec:\n  serviceName: s\n  selector:\n    matchLabels: {app: web}\n"
+           "  template:\n    metadata:\n      labels: {app: web}\n" + pod)
+    root = write(tmp_path, {"job.yaml": job + service.format("job-name: train"),
+                            "job2.yaml": job + service.format("batch.kubernetes.io/job-name: train"),
+                            "sts.yaml": sts + service.format("statefulset.kubernetes.io/pod-name: web-0")})
+    assert [d for d in validate([root], OFFLINE)] == []
+    (root / "job.yaml").write_text(job + service.format("job-name: trian"))
+    (root / "sts.yaml").write_text(sts + service.format("statefulset.kubernetes.io/pod-name: db-0"))
+    assert sorted((d.file.name, d.rule) for d in validate([root], OFFLINE)) == [("job.yaml", "k8s.service-selector"), ("sts.yaml", "k8s.service-selector")]
+
+
 def test_yaml_floats_read_as_kubernetes_and_helm_read_them(tmp_path: Path) -> None:
     # go-yaml (Kubernetes, Helm) reads a plain 1e-05 as a number; PyYAML's YAML 1.1 wants a dot.
     root = write(tmp_path, {

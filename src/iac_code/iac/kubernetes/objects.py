@@ -194,7 +194,9 @@ def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:
         if isinstance(template, dict):
             meta = template.get("metadata")
             meta = meta if isinstance(meta, dict) else {}
-            pods.append((_namespace(d), meta.get("labels") or {}, template.get("spec") or {}))
+            labels = meta.get("labels") or {}
+            pods.append((_namespace(d), {**labels, **_controller_labels(d)} if isinstance(labels, dict) else labels,
+                         template.get("spec") or {}))
     if not pods:
         return out
     for d in docs:
@@ -203,7 +205,7 @@ def cross_checks(path: Path, docs: list[PosDict]) -> list[Diagnostic]:
             continue
         selector = spec["selector"]
         matching = [p for p in pods if p[0] == _namespace(d) and isinstance(p[1], dict)
-                    and all(p[1].get(k) == v for k, v in selector.items())]
+                    and all(p[1].get(k) == v or _pod_name(p[1].get(k), v) for k, v in selector.items())]
         if not matching:
             line, col = spec.pos("selector")
             out.append(diag(service_selector, path, line, col,
@@ -223,3 +225,25 @@ def _namespace(doc: dict) -> str:
     meta = doc.get("metadata")
     ns = meta.get("namespace") if isinstance(meta, dict) else None
     return ns if isinstance(ns, str) else "default"
+
+
+_POD_NAME = "statefulset.kubernetes.io/pod-name"
+
+
+def _controller_labels(workload: dict) -> dict:
+    """Labels a controller adds to the pods of `workload`: a Job's `job-name` (and
+    `batch.kubernetes.io/job-name`), a StatefulSet's per-pod name (matched by `_pod_name`)."""
+    meta = workload.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if not isinstance(name, str):
+        return {}
+    if workload.get("kind") == "Job":
+        return {"job-name": name, "batch.kubernetes.io/job-name": name}
+    if workload.get("kind") == "StatefulSet":
+        return {_POD_NAME: re.compile(re.escape(name) + r"-\d+")}
+    return {}
+
+
+def _pod_name(pattern: object, value: object) -> bool:
+    """Whether a selector's `value` names one of a StatefulSet's pods (`web-0` of `web`)."""
+    return isinstance(pattern, re.Pattern) and isinstance(value, str) and pattern.fullmatch(value) is not None
