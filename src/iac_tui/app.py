@@ -501,7 +501,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     def action_toggle_outputs(self) -> None:
         panels = self.conversation.tool_panels()
         parts = [p for panel in panels for p in panel.expandables()]
-        expand = not any(getattr(p, "expanded", False) for p in parts)
+        expand = not any(p.expanded for p in parts)
         for panel in panels:
             panel.set_expanded(expand)
 

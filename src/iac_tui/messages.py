@@ -222,7 +222,7 @@ class Gatherer:
     def __init__(self, post: Callable[[Message], Any], interval: float = GATHER_INTERVAL) -> None:
         self._post = post
         self.interval = interval
-        self._first: Message | None = None  # the held run's first chunk
+        self._first: MessageChunk | ThoughtChunk | None = None  # the held run's first chunk
         self._texts: list[str] = []  # the held run's texts
         self._key: tuple[Any, ...] | None = None
         self._last = -interval  # when a chunk last went out (monotonic seconds)
@@ -231,19 +231,20 @@ class Gatherer:
     def post(self, message: Message) -> None:
         """Post `message` now, or hold it to be joined (a text chunk that follows another)."""
         key = _run_key(message)
-        if key is not None and self._first is not None and key == self._key:
-            self._texts.append(message.text)  # type: ignore[attr-defined]
-            return
-        self.flush()
-        if key is None:
+        if key is None or not isinstance(message, MessageChunk | ThoughtChunk):
+            self.flush()
             self._post(message)
             return
+        if self._first is not None and key == self._key:
+            self._texts.append(message.text)
+            return
+        self.flush()
         wait = self._last + self.interval - time.monotonic()
         if wait <= 0:
             self._last = time.monotonic()
             self._post(message)
             return
-        self._first, self._key, self._texts = message, key, [message.text]  # type: ignore[attr-defined]
+        self._first, self._key, self._texts = message, key, [message.text]
         self._timer = asyncio.get_running_loop().call_later(wait, self.flush)
 
     def flush(self) -> None:
@@ -256,4 +257,4 @@ class Gatherer:
             return
         texts, self._texts = self._texts, []
         self._last = time.monotonic()
-        self._post(first if len(texts) == 1 else dataclasses.replace(first, text="".join(texts)))  # type: ignore[type-var]
+        self._post(first if len(texts) == 1 else dataclasses.replace(first, text="".join(texts)))

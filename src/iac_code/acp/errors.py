@@ -15,8 +15,8 @@ import functools
 import logging
 import os
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from acp import RequestError
 
@@ -24,14 +24,16 @@ from iac_code.sessions.journal import StorageError
 
 log = logging.getLogger(__name__)
 
-F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-
-
 class _Connection(Protocol):
     initialized: bool
 
 
-def guarded(method: F) -> F:
+A = TypeVar("A", bound=_Connection)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def guarded(method: Callable[Concatenate[A, P], Coroutine[Any, Any, R]]) -> Callable[Concatenate[A, P], Coroutine[Any, Any, R]]:
     """Wrap an agent method: -32600 until the connection is initialized (except for `initialize`
     itself); an unexpected exception becomes -32603 with a short error id, logged with its traceback.
 
@@ -41,7 +43,7 @@ def guarded(method: F) -> F:
     first_call = method.__name__ == "initialize"
 
     @functools.wraps(method)
-    async def wrapper(agent: _Connection, *args: Any, **kwargs: Any) -> Any:
+    async def wrapper(agent: A, /, *args: P.args, **kwargs: P.kwargs) -> R:
         if not (first_call or agent.initialized):
             raise RequestError.invalid_request({"details": "initialize must be the first call on a connection"})
         try:
@@ -56,7 +58,7 @@ def guarded(method: F) -> F:
             log.exception("internal error %s in %s", error_id, method.__name__)
             raise RequestError.internal_error({"errorId": error_id}) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def invalid(field: str, message: str) -> RequestError:

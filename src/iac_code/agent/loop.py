@@ -40,9 +40,20 @@ from iac_code.core.events import (
     ThinkingDelta,
     ToolCallStarted,
     ToolCallUpdated,
+    ToolContent,
+    ToolStatus,
     UsageUpdated,
 )
-from iac_code.core.provider import MessageDone, ModelRequest, Provider, ProviderError, ToolUseStart, Usage, UsageReported
+from iac_code.core.provider import (
+    MessageDone,
+    ModelRequest,
+    Provider,
+    ProviderError,
+    RequestPurpose,
+    ToolUseStart,
+    Usage,
+    UsageReported,
+)
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from iac_code.tools.registry import ToolRegistry
 
@@ -80,7 +91,7 @@ class LoopConfig:
     max_requests: int = 50
     max_tokens: int = 16_000
     thinking_budget: int | None = None
-    purpose: str = "turn"
+    purpose: RequestPurpose = "turn"
 
 
 @dataclass(slots=True)
@@ -203,7 +214,7 @@ class AgentLoop:
             tools=self.tools.specs(),
             max_tokens=self.config.max_tokens,
             thinking_budget=self.config.thinking_budget,
-            purpose=self.config.purpose,  # type: ignore[arg-type]
+            purpose=self.config.purpose,
         )
         state.partial, state.partial_text, state.streamed = [], [], False
         done: MessageDone | None = None
@@ -325,12 +336,16 @@ class AgentLoop:
             )
         )
 
-    async def _end_call(self, call_id: str, status: str, text: str) -> None:
+    async def _end_call(self, call_id: str, status: ToolStatus, text: str) -> None:
         """End an open call with `text`, or with what it had produced when it was cancelled."""
         self._state.open_calls.discard(call_id)
         partial = self._state.interrupted.get(call_id)
-        raw, content = (partial.client_raw_output(), partial.client_content()) if partial else ({"error": text}, [TextContent(text)])
-        await self.emit(ToolCallUpdated(call_id, status=status, raw_output=raw, content=content))  # type: ignore[arg-type]
+        content: list[ToolContent]
+        if partial:
+            raw, content = partial.client_raw_output(), partial.client_content()
+        else:
+            raw, content = {"error": text}, [TextContent(text)]
+        await self.emit(ToolCallUpdated(call_id, status=status, raw_output=raw, content=content))
 
     # ----- endings -----
 

@@ -24,7 +24,7 @@ from iac_code.config import Settings
 from iac_code.core.conversation import Conversation, ImageBlock, Message, TextBlock
 from iac_code.core.events import EventSink, Notice, TitleChanged
 from iac_code.core.provider import Provider, Usage
-from iac_code.core.vocabulary import PermissionMode, ThoughtLevel, is_thought_level
+from iac_code.core.vocabulary import PermissionMode, ThoughtLevel, is_permission_mode, is_thought_level
 from iac_code.mcp.hub import McpHub
 from iac_code.mcp.servers import McpServerSpec
 from iac_code.providers import available_models, create_provider
@@ -87,7 +87,7 @@ class Session:
         # say once that commands are not sandboxed, unless the person turned the sandbox off
         self._sandbox_notice = self.sandboxing.backend == "none" and self.sandboxing.setting != "off"
         self.policy = PermissionPolicy(
-            meta.mode or settings.permission_mode,  # type: ignore[arg-type]
+            meta.mode if is_permission_mode(meta.mode) else settings.permission_mode,
             sandboxed=self.sandboxing.backend != "none",
         )
         self._provider_factory = provider_factory

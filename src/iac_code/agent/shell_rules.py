@@ -361,7 +361,8 @@ def _literal(node: tree_sitter.Node) -> str | None:
         return None
     if kind == "concatenation":
         pieces = [_literal(c) for c in node.named_children]
-        return None if any(p is None for p in pieces) else "".join(pieces)  # type: ignore[arg-type]
+        known = [p for p in pieces if p is not None]
+        return "".join(known) if len(known) == len(pieces) else None
     return None
 
 

@@ -18,6 +18,8 @@ from typing import Any, Literal, Protocol
 from iac_code.core.conversation import Message
 from iac_code.core.events import TextDelta, ThinkingDelta
 
+RequestPurpose = Literal["turn", "compaction", "subagent"]
+"""What a model request is for (a prompt turn's, a compaction's summary, a sub-agent's)."""
 StopReason = Literal["end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal"]
 """Why the model stopped (the Messages API's stop reasons this agent acts on)."""
 ErrorKind = Literal[
@@ -100,7 +102,7 @@ class ModelRequest:
     max_tokens: int = 16_000
     thinking_budget: int | None = None
     """Extended-thinking budget in tokens; None disables thinking."""
-    purpose: Literal["turn", "compaction", "subagent"] = "turn"
+    purpose: RequestPurpose = "turn"
 
 
 @dataclass(slots=True)

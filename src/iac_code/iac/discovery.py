@@ -145,8 +145,9 @@ class Reader:
     def __call__(self, path: Path) -> str | Diagnostic | Skipped:
         """The text of `path`; a diagnostic when it is binary, not UTF-8 or unreadable; a
         `Skipped` when it is larger than `MAX_BYTES`."""
-        if path in self.overlay and self.overlay[path] is not None:
-            return self.overlay[path]  # type: ignore[return-value]
+        overlaid = self.overlay.get(path)
+        if overlaid is not None:
+            return overlaid
         if path not in self._texts:
             self._texts[path] = _read(path)
         return self._texts[path]

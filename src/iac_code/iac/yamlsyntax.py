@@ -28,7 +28,7 @@ _RULES = {"yaml.syntax": SYNTAX, "yaml.duplicate-key": DUPLICATE_KEY}
 
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # libyaml's loader where built in
     """PyYAML's safe loader (libyaml when available), reading plain scalars such as `1e-05` as
     floats the way Kubernetes, Helm and go-yaml do (YAML 1.1 wants a dot: PyYAML reads a string)."""
 

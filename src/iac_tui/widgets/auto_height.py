@@ -11,14 +11,22 @@ the container's height, so `AutoHeight` measures them at height 0, a size that n
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.geometry import Size
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    _Widget = Widget  # the type checker sees the mixin as the widget it is mixed into
+else:
+    _Widget = object
 
 
-class AutoHeight:
+class AutoHeight(_Widget):
     """Mixin (before the widget class) for a container whose children all have `height: auto`."""
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """The height of the children arranged at `width` (lines); `container` is not used."""
-        if not self.children:  # type: ignore[attr-defined]
+        if not self.children:
             return 0
-        return self.arrange(Size(width, 0)).total_region.height  # type: ignore[attr-defined]
+        return self.arrange(Size(width, 0)).total_region.height

@@ -335,9 +335,9 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         """All the text output this call shows, unfolded (for the pager)."""
         return "\n".join(child.text for child in self.body.children if isinstance(child, ToolOutput))
 
-    def expandables(self) -> list[Widget]:
+    def expandables(self) -> list[ToolOutput | EditDiff]:
         """The folded parts of the body (outputs and diffs that can unfold)."""
-        out: list[Widget] = []
+        out: list[ToolOutput | EditDiff] = []
         for child in self.body.children:
             if isinstance(child, ToolOutput) and (child.can_expand or child.expanded):
                 out.append(child)
@@ -350,8 +350,8 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         for child in self.expandables():
             if isinstance(child, EditDiff):
                 child.set_expanded(expanded)
-            elif getattr(child, "expanded", None) != expanded:
-                child.toggle()  # type: ignore[attr-defined]
+            elif child.expanded != expanded:
+                child.toggle()
 
     def action_pager(self) -> None:
         """Show the whole text output in the pager."""
@@ -387,4 +387,4 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
     def action_toggle_expanded(self) -> None:
         parts = self.expandables()
         if parts:
-            self.set_expanded(not any(getattr(p, "expanded", False) for p in parts))
+            self.set_expanded(not any(p.expanded for p in parts))

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from iac_code.iac import cache
-from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.diagnostics import Diagnostic, Severity
 from iac_code.iac.rules import rule
 
 if TYPE_CHECKING:
     from cfnlint.runner import Runner
 
 REGIONS = ("us-east-1",)
-_SEVERITY = {"error": "error", "warning": "warning", "informational": "info"}
+_SEVERITY: dict[str, Severity] = {"error": "error", "warning": "warning", "informational": "info"}
 
 
 def is_cloudformation(doc: Any) -> bool:
@@ -68,7 +68,7 @@ def cfn(t: CfnTemplate) -> Iterator[Diagnostic]:
     for line, col, severity, rule_id, message in cache.get_or_compute("cfn", key, lambda: _lint(t.text, t.options)):
         if t.duplicate_keys and rule_id == "cfn.E0000" and message.startswith("Duplicate"):
             continue
-        yield Diagnostic(t.path, max(line, 1), max(col, 1), severity, rule_id, message)  # type: ignore[arg-type]
+        yield Diagnostic(t.path, max(line, 1), max(col, 1), severity, rule_id, message)
 
 
 @functools.lru_cache(maxsize=8)
@@ -82,7 +82,7 @@ def _runner(options: CfnOptions) -> Runner:
                                            include_checks=list(options.include), config_file=os.devnull)))
 
 
-def _lint(text: str, options: CfnOptions) -> list[tuple[int, int, str, str, str]]:
+def _lint(text: str, options: CfnOptions) -> list[tuple[int, int, Severity, str, str]]:
     from cfnlint.decode import decode_str
 
     try:  # cfnlint.api.lint, with the runner kept

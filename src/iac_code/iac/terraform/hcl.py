@@ -246,8 +246,8 @@ def references(expr: Tree | Token, scope: frozenset[str] = frozenset()) -> tuple
     refs: list[Ref] = []
     calls: list[Call] = []
     _walk(expr, set(scope), refs, calls)
-    if memo:
-        expr._iac_refs = (refs, calls)  # type: ignore[union-attr]
+    if memo and isinstance(expr, Tree):
+        expr._iac_refs = (refs, calls)  # type: ignore[attr-defined]  # a memo on the shared, cached parse tree
     return refs, calls
 
 
