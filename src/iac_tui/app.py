@@ -48,6 +48,7 @@ from iac_tui.widgets.working import WorkingIndicator
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
     from acp.interfaces import Agent
+    from acp.schema import AgentCapabilities, InitializeResponse
 
     from iac_tui.client import TuiClient
     from iac_tui.connection import AgentConnection
@@ -60,10 +61,10 @@ SANDBOX_META = "iac-code/sandbox"
 """iac-code's `_meta` key in its `initialize` answer: `{"backend": "bwrap" | "landlock" | "none", "message": str}`."""
 
 
-def sandbox_warning(response: Any) -> str | None:
+def sandbox_warning(response: InitializeResponse) -> str | None:
     """The agent's sentence that its commands are not sandboxed, from its `initialize` answer
     (iac-code says so in `_meta`; other agents say nothing: None)."""
-    meta = getattr(response, "field_meta", None)
+    meta = response.field_meta
     state = meta.get(SANDBOX_META) if isinstance(meta, dict) else None
     if not isinstance(state, dict) or state.get("backend") != "none":
         return None
@@ -158,7 +159,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         )
         self.client: TuiClient | None = None
         self.connection: AgentConnection | None = None
-        self.agent_info: Any = None
+        self.agent_info: InitializeResponse | None = None
         self._restoring = False
         self._terminal_gone = False  # SIGHUP: the terminal closed
         self.queued: list[str] = []  # prompts waiting for the turn to end (`TurnActions`)
@@ -312,7 +313,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         long answer streamed, `bench/tui_answer.py`)."""
         return self.query_one_optional(kind)
 
-    async def _on_agent_ready(self, response: Any) -> None:
+    async def _on_agent_ready(self, response: InitializeResponse) -> None:
         self.agent_info = response
         self.agent_state = "ready"
         status = self.find(StatusBar)
@@ -348,13 +349,13 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     @property
     def agent_name(self) -> str:
         """The agent's title or name from `initialize` (else its program)."""
-        info = getattr(self.agent_info, "agent_info", None)
-        return getattr(info, "title", None) or getattr(info, "name", None) or Path(self.agent_command.program).name
+        info = self.agent_info.agent_info if self.agent_info is not None else None
+        return (info.title or info.name if info is not None else None) or Path(self.agent_command.program).name
 
     @property
-    def capabilities(self) -> Any:
+    def capabilities(self) -> AgentCapabilities | None:
         """The agent's `agentCapabilities` (None before initialize)."""
-        return getattr(self.agent_info, "agent_capabilities", None)
+        return self.agent_info.agent_capabilities if self.agent_info is not None else None
 
     async def on_session_opened(self, message: messages.SessionOpened) -> None:
         self.refresh_status()
@@ -391,8 +392,8 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         self.state.commands = message.commands
         hints = [] if any(c.name == EXPORT_COMMAND.name for c in message.commands) else [EXPORT_COMMAND]
         for command in message.commands:
-            root = getattr(command.input, "root", None) if command.input is not None else None
-            hints.append(Command(command.name, command.description, getattr(root, "hint", None)))
+            root = command.input.root if command.input is not None else None
+            hints.append(Command(command.name, command.description, root.hint if root is not None else None))
         input_area = self.find(InputArea)  # the update may come while the app tears down
         if input_area is not None:
             input_area.prompt_box.commands = hints

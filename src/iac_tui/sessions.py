@@ -12,13 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.message import Message
 
 from iac_tui import messages
 from iac_tui.sdk import acp
 from iac_tui.state import SessionState, Setting
+
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import AgentCapabilities
 
 MAX_SESSION_PAGES = 20
 
@@ -67,7 +70,7 @@ class SessionManager:
         project: Path,
         post: Callable[[Message], None],
         agent: Callable[[], Any],
-        capabilities: Callable[[], Any],
+        capabilities: Callable[[], AgentCapabilities | None],
         changed: Callable[[], None],
         notify: Callable[[str], None],
     ) -> None:
@@ -103,19 +106,21 @@ class SessionManager:
         return self._agent()
 
     @property
-    def capabilities(self) -> Any:
+    def capabilities(self) -> AgentCapabilities | None:
         """The agent's `agentCapabilities` (None before initialize)."""
         return self._capabilities()
 
-    def session_capability(self, name: str) -> bool:
-        """The agent announced `sessionCapabilities.<name>` (list, fork, resume, close)."""
-        caps = getattr(self.capabilities, "session_capabilities", None)
-        return getattr(caps, name, None) is not None
+    def session_capability(self, name: Literal["list", "fork", "resume", "close"]) -> bool:
+        """The agent announced `sessionCapabilities.<name>`."""
+        caps = self.capabilities.session_capabilities if self.capabilities is not None else None
+        if caps is None:
+            return False
+        return {"list": caps.list, "fork": caps.fork, "resume": caps.resume, "close": caps.close}[name] is not None
 
     @property
     def can_load(self) -> bool:
         """The agent supports `session/load`."""
-        return bool(getattr(self.capabilities, "load_session", False))
+        return bool(self.capabilities is not None and self.capabilities.load_session)
 
     async def open_first(self, first: FirstSession) -> None:
         """The first session: `--resume`, `--continue`, or a new one; then `--model`/`--mode`."""
