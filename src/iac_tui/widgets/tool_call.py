@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,6 +23,21 @@ from iac_tui.display import project_relative, strip_root
 from iac_tui.widgets.diff import MANY_FILES, EditDiff, FileChange, counts_label
 from iac_tui.widgets.tool_output import ToolOutput, is_markdown
 from iac_tui.widgets.tool_text import input_summary, output_text
+
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import (
+        ContentToolCallContent,
+        FileEditToolCallContent,
+        TerminalToolCallContent,
+        ToolCallLocation,
+        ToolCallProgress,
+        ToolCallStart,
+        ToolCallUpdate,
+    )
+
+    ToolCallContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
+    AnyToolCall = ToolCallStart | ToolCallProgress | ToolCallUpdate
+    """A `tool_call`, a `tool_call_update`, or a permission request's tool call."""
 
 KIND_ICONS = {
     "read": "📖",
@@ -71,8 +86,8 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         self.status = "pending"
         self.raw_input: Any = None
         self.raw_output: Any = None
-        self.content: list[Any] = []
-        self.locations: list[Any] = []
+        self.content: list[ToolCallContent] = []
+        self.locations: list[ToolCallLocation] = []
         self.awaiting_permission = False
         self.folded_output = False
         self.all_files_listed = False
@@ -91,25 +106,25 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         """The container of the output and diffs."""
         return self.query_one(".tool-body", VerticalGroup)
 
-    async def apply(self, update: Any) -> None:
+    async def apply(self, update: AnyToolCall) -> None:
         """Merge a `tool_call` / `tool_call_update` (or a permission request's tool call); None fields are unchanged."""
-        if getattr(update, "kind", None):
+        if update.kind:
             self.kind = update.kind
-        if getattr(update, "title", None):
+        if update.title:
             self.title = update.title
-        if getattr(update, "status", None) and not (self.awaiting_permission and update.status == "pending"):
+        if update.status and not (self.awaiting_permission and update.status == "pending"):
             self.status = update.status
-        if getattr(update, "raw_input", None) is not None:
+        if update.raw_input is not None:
             self.raw_input = update.raw_input
-        if getattr(update, "raw_output", None) is not None:
+        if update.raw_output is not None:
             self.raw_output = update.raw_output
-        if getattr(update, "locations", None) is not None:
+        if update.locations is not None:
             self.locations = list(update.locations)
-        content_changed = getattr(update, "content", None) is not None
-        if content_changed:
+        content_changed = update.content is not None
+        if update.content is not None:
             self.content = list(update.content)
         self._refresh_header()
-        if content_changed or self.raw_output is not None or getattr(update, "status", None):
+        if content_changed or self.raw_output is not None or update.status:
             await self._refresh_body()
 
     def fold_output(self) -> None:
@@ -156,7 +171,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         title = strip_root(self.title or "tool call", self.root)
         self.query_one(".tool-title", Static).update(Content(title))
         self.query_one(".tool-status", Static).update(label)
-        has_diff = any(getattr(item, "type", None) == "diff" for item in self.content)
+        has_diff = any(item.type == "diff" for item in self.content)
         summary = input_summary(self.raw_input, self.root, has_diff=has_diff)
         if summary and summary.removeprefix("$ ") in title:
             summary = ""
@@ -181,15 +196,13 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             from_terminal = False
 
         for item in self.content:
-            kind = getattr(item, "type", None)
-            if kind == "diff":
+            if item.type == "diff":
                 flush()
                 items.append(("diff", item))
-            elif kind == "content":
+            elif item.type == "content":
                 block = item.content
-                text = getattr(block, "text", None)
-                texts.append(text if text is not None else f"[{getattr(block, 'type', 'content')}]")
-            elif kind == "terminal":
+                texts.append(block.text if block.type == "text" else f"[{block.type}]")
+            elif item.type == "terminal":
                 texts.append(self._terminal_text(item.terminal_id))
                 from_terminal = True
         flush()
@@ -206,7 +219,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
 
     def shows_terminal(self, terminal_id: str) -> bool:
         """True when this call's content embeds the client terminal `terminal_id`."""
-        return any(getattr(item, "type", None) == "terminal" and item.terminal_id == terminal_id for item in self.content)
+        return any(item.type == "terminal" and item.terminal_id == terminal_id for item in self.content)
 
     async def terminal_changed(self) -> None:
         """A terminal this call shows printed something or exited: show it."""
@@ -225,7 +238,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             if isinstance(code, int):
                 return f"{'✔' if code == 0 else '✘'} exit status {code}"
         for item in self.content:
-            terminal = self.terminals.get(item.terminal_id) if getattr(item, "type", None) == "terminal" else None
+            terminal = self.terminals.get(item.terminal_id) if item.type == "terminal" else None
             ended = terminal.exit_status if terminal is not None else None
             if ended is not None:
                 if ended.signal is not None:
@@ -328,7 +341,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         return [
             FileChange(project_relative(item.path, self.root), item.old_text, item.new_text)
             for item in self.content
-            if getattr(item, "type", None) == "diff"
+            if item.type == "diff"
         ]
 
     def output_text(self) -> str:
