@@ -257,19 +257,22 @@ class RawAgent:
                 return message
             raise AssertionError(f"unexpected message {message}")
 
-    async def request(self, method: str, params: Any = None) -> dict[str, Any]:
-        """Send a request and return its response object (with `result` or `error`)."""
+    async def request(self, method: str, params: Any = None, timeout: float = 10.0) -> dict[str, Any]:
+        """Send a request and return its response object (with `result` or `error`); fail after
+        `timeout` seconds without it."""
         self._next_id += 1
         request_id = self._next_id
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
         await self.send(message)
-        return await self.response(request_id)
+        return await self.response(request_id, timeout)
 
     async def initialize(self) -> dict[str, Any]:
-        """Send `initialize` (protocol version 1) and return its result."""
-        reply = await self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        """Send `initialize` (protocol version 1) and return its result. The agent answers once
+        its imports are done: 1-2 s alone, over 10 s on a loaded machine (it failed there), so
+        this waits up to a minute."""
+        reply = await self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}}, timeout=60.0)
         return reply["result"]
 
     def stderr(self) -> str:

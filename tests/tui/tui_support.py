@@ -89,9 +89,12 @@ async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 
 
 
 async def ready(pilot: Any) -> str:
-    """Wait for the agent to start and a session to open; returns the session id."""
+    """Wait for the agent to start and a session to open; returns the session id. Up to a
+    minute: the agent's start took over 30 s on a loaded machine (2 cores, load 9)."""
     app = pilot.app
-    await wait_until(pilot, lambda: app.state.session_id and app.agent_state == "ready" and app.state.config_options, what="a session")
+    await wait_until(
+        pilot, lambda: app.state.session_id and app.agent_state == "ready" and app.state.config_options, timeout=60.0, what="a session"
+    )
     await pilot.pause(0.1)
     return app.state.session_id
 
