@@ -13,7 +13,6 @@ from tui_support import ready, send, turn_done, wait_until
 from iac_tui.screens.diff_review import DiffReview
 from iac_tui.screens.pager import Pager, find, location, plain_lines
 from iac_tui.widgets.diff import EditDiff, FileChange, diff_counts, wants_review
-from iac_tui.widgets.note import PrunedNote
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.tool_output import ToolOutput, take_rows
@@ -258,27 +257,3 @@ def test_snapshot_pager_searching_the_output(snap_compare, ws):
 
     app = ws.app(agent=scenario_command("output:100000"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
-
-
-# ----- pruning -----
-
-
-async def test_old_blocks_are_pruned_past_the_row_limit(ws, monkeypatch):
-    monkeypatch.setenv("IAC_TUI_MAX_ROWS", "300")
-    turns = [{"match": f"question {i}", "blocks": [{"type": "text", "text": f"Answer {i}.\n\n" + "A line of the answer.\n\n" * 8}]} for i in range(40)]
-    app = ws.app(turns)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        conversation = app.conversation
-        for i in range(40):
-            await send(pilot, f"question {i}")
-            await turn_done(pilot, timeout=30)
-        await pilot.pause(0.3)
-        rows = sum(b.outer_size.height for b in conversation.children)
-        assert conversation.pruned > 0
-        assert rows <= 300 + 40  # bounded (one last block may overshoot)
-        texts = [getattr(b, "source", "") for b in conversation.query("AgentMessage")]
-        assert any(t.startswith("Answer 39.") for t in texts)  # the newest stays
-        assert not any(t.startswith("Answer 0.") for t in texts)  # the oldest went
-        note = conversation.children[0]
-        assert isinstance(note, PrunedNote) and "were pruned" in note.text
