@@ -19,9 +19,12 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import PermissionOption, ToolCallUpdate
 
 
 class AgentEvent(Message):
@@ -134,8 +137,8 @@ class PermissionRequested(AgentEvent):
     """`session/request_permission`: show `tool_call` and `options`, then call `reply.answer(...)`."""
 
     session_id: str
-    tool_call: Any
-    options: list[Any]
+    tool_call: ToolCallUpdate
+    options: list[PermissionOption]
     reply: PermissionAnswer
 
 

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ComposeResult
@@ -47,6 +47,9 @@ from iac_tui.display import project_relative, strip_root
 from iac_tui.messages import PermissionRequested
 from iac_tui.widgets.diff import FileChange, diff_counts, wants_review
 
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import ToolCallUpdate
+
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
 ANSWER_LETTERS = frozenset(KIND_KEYS.values())
 DEFAULT_KINDS = ("allow_once", "reject_once")  # what a bare enter may pick, in this order of preference
@@ -55,18 +58,18 @@ TYPING_WINDOW = 1.5  # seconds: a key in the prompt box this recent means the pe
 LETTER_GRACE = 0.5  # seconds an answer letter waits for a next key that would make it the start of a word
 
 
-def describe(tool_call: Any, kind: str, title: str, root: Path) -> Content:
+def describe(tool_call: ToolCallUpdate, kind: str, title: str, root: Path) -> Content:
     """One line naming what a request is about: title, command or paths, and the diffs' counts.
 
     `tool_call` is the request's SDK `ToolCallUpdate`; `kind` and `title` are the panel's
     (merged from earlier updates); paths are shown relative to `root`.
     """
     parts = [Content(strip_root(title or "tool call", root)).stylize("bold")]
-    raw_input = getattr(tool_call, "raw_input", None)
+    raw_input = tool_call.raw_input
     command = raw_input.get("command") if isinstance(raw_input, dict) else None
     if isinstance(command, str) and command not in title:
         parts.append(Content("$ " + command.splitlines()[0] if command.strip() else command))
-    diffs = [item for item in getattr(tool_call, "content", None) or [] if getattr(item, "type", None) == "diff"]
+    diffs = [item for item in tool_call.content or [] if item.type == "diff"]
     if diffs:
         paths = {project_relative(d.path, root) for d in diffs}
         added = removed = 0
@@ -199,19 +202,19 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
     def changes(self) -> list[FileChange]:
         """The file changes of the request shown (its diff content)."""
         ask = self.current
-        items = getattr(ask.request.tool_call, "content", None) or [] if ask is not None else []
-        root = getattr(self.app, "project", Path("/"))
+        items = (ask.request.tool_call.content or []) if ask is not None else []
+        root = getattr(self.app, "project", Path("/"))  # IacTui's (this widget does not import the app)
         return [
             FileChange(project_relative(item.path, root), item.old_text, item.new_text)
             for item in items
-            if getattr(item, "type", None) == "diff"
+            if item.type == "diff"
         ]
 
     def diff_only(self) -> bool:
         """The request shown carries diffs and nothing else."""
         ask = self.current
-        items = getattr(ask.request.tool_call, "content", None) or [] if ask is not None else []
-        return bool(items) and all(getattr(item, "type", None) == "diff" for item in items)
+        items = (ask.request.tool_call.content or []) if ask is not None else []
+        return bool(items) and all(item.type == "diff" for item in items)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "review":
@@ -227,7 +230,7 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         from iac_tui.screens.diff_review import DiffReview
 
         request = ask.request
-        title = strip_root(getattr(request.tool_call, "title", None) or ask.question, getattr(self.app, "project", Path("/")))
+        title = strip_root(request.tool_call.title or ask.question, getattr(self.app, "project", Path("/")))
         screen = DiffReview(changes, title=title, options=request.options, letters=self.letters)
 
         def answered(option_id: str | None) -> None:
