@@ -280,7 +280,7 @@ async def session_rss(turns: int) -> dict:
         await until(pilot, lambda: app.state.session_id, step=0.02)
         cpu: list[tuple[int, float]] = []  # per turn: blocks before it, the process's CPU seconds it took
         for turn in range(1, turns + 1):
-            blocks = len(app.conversation.children)
+            blocks = len(app.conversation.blocks)
             start = time.process_time()
             app.prompt_box.load_text(f"question {turn}")
             await pilot.press("enter")
@@ -290,7 +290,7 @@ async def session_rss(turns: int) -> dict:
             if turn in marks:
                 await pilot.pause(0.05)
                 gc.collect()
-                out[turn] = (rss_mib(), len(app.conversation.children))
+                out[turn] = (rss_mib(), len(app.conversation.blocks))
     out["cpu"] = cpu
     return out
 

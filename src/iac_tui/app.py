@@ -494,12 +494,14 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
             self.push_screen(HelpScreen(self.state.mcp_servers.get(self.state.session_id or "")))
 
     def action_toggle_thoughts(self) -> None:
+        self.conversation.parking.wake_all()  # many blocks change height
         thoughts = self.conversation.thoughts()
         expand = any(not t.expanded for t in thoughts)
         for thought in thoughts:
             thought.expanded = expand
 
     def action_toggle_outputs(self) -> None:
+        self.conversation.parking.wake_all()  # many blocks change height
         panels = self.conversation.tool_panels()
         parts = [p for panel in panels for p in panel.expandables()]
         expand = not any(p.expanded for p in parts)

@@ -61,11 +61,11 @@ class CopyExportActions(_App):
         while isinstance(node, Widget) and node is not conversation:
             if isinstance(node, CodeBlock):
                 return node.code
-            if node.parent is conversation:
+            if conversation.is_block(node):
                 return node.source if isinstance(node, AgentMessage) else transcript.block_markdown(node, conversation.agent_name)
             node = node.parent
-        answers = conversation.query_children(AgentMessage)
-        return answers.last().source if answers else None
+        answers = [block for block in conversation.blocks if isinstance(block, AgentMessage)]
+        return answers[-1].source if answers else None
 
     def action_export(self) -> None:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")

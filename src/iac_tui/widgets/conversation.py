@@ -17,6 +17,9 @@ two turns (the one running, or just received, and the one before) are never prun
 long. What is pruned is kept as Markdown (`iac_tui.transcript`): the note at the top says how
 many blocks went, and enter or a click on it opens them in the pager; `transcript()` (export)
 includes them. The session itself is untouched: loading it again shows everything.
+
+The blocks sit in pages (`iac_tui.widgets.parking`): a page far out of view is parked, so that a
+layout pass costs what is near the view, not what the session holds.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.diff import warm_up_highlighting
 from iac_tui.widgets.message import AgentMessage, UserMessage
 from iac_tui.widgets.note import Note, PrunedNote
+from iac_tui.widgets.parking import PAGE_BLOCKS, Page, Parking
 from iac_tui.widgets.plan import PlanView
 from iac_tui.widgets.thought import Thought
 from iac_tui.widgets.tool_call import ToolCallPanel
@@ -82,9 +86,11 @@ class Conversation(VerticalScroll, can_focus=False):
         self._terminals: dict[str, Any] = {}  # client terminals by id (`iac_tui.terminals.Terminal`)
         self.following = True
         self.unread = 0
+        self.parking = Parking(self, self._live)
 
     def on_mount(self) -> None:
         self.anchor()
+        self.screen.screen_layout_refresh_signal.subscribe(self, lambda _screen: self.parking.after_layout())
         # the first diff would pay Pygments' start-up; pay it in the background once the app runs
         self.set_timer(1.0, lambda: self.run_worker(warm_up_highlighting, thread=True, exit_on_error=False, group="warm-up"))
 
@@ -156,6 +162,7 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        self.parking.near_view()  # before the next paint
         if not self.following and new_value >= self.max_scroll_y:  # back at the bottom: Textual re-anchors too
             self._set_following(True)
 
@@ -169,11 +176,27 @@ class Conversation(VerticalScroll, can_focus=False):
 
     @property
     def blocks(self) -> list[Widget]:
-        """The blocks, top to bottom."""
-        return list(self.children)
+        """The blocks, top to bottom (the pruned note, then those of every page)."""
+        out: list[Widget] = []
+        for child in self.children:
+            if isinstance(child, Page):
+                out.extend(child.children)
+            else:
+                out.append(child)
+        return out
 
-    async def _add(self, widget: Widget) -> None:
-        await self.mount(widget)
+    def is_block(self, widget: Widget) -> bool:
+        """Whether `widget` is one of the blocks (not a part of one)."""
+        return widget.parent is self or (isinstance(widget.parent, Page) and widget.parent.parent is self)
+
+    async def _add(self, widget: Widget, *, turn: bool = False) -> None:
+        """Add a block at the bottom; `turn`: it starts a turn (a page may start with it)."""
+        last = self.children[-1] if self.children else None
+        if not isinstance(last, Page) or (turn and len(last.children) >= PAGE_BLOCKS):
+            last = Page()
+            await self.mount(last)
+        self.parking.watch(last)  # (woken, if the reader had left it far behind)
+        await last.mount(widget)
         if not self.following:
             self.unread += 1
             self.post_message(self.FollowChanged(False, self.unread))
@@ -196,6 +219,13 @@ class Conversation(VerticalScroll, can_focus=False):
             return widget.finished and not widget.awaiting_permission
         return True
 
+    def _live(self, widget: Widget) -> bool:
+        """A block whose height may still change: streaming, a running or pending tool call, a
+        question, the turn's plan (never parked)."""
+        if widget is self._streaming or widget is self._plan:
+            return True
+        return isinstance(widget, ToolCallPanel) and (not widget.finished or widget.awaiting_permission)
+
     def _kept_from(self, blocks: list[Widget]) -> int:
         """The index of the first block of the last two turns (they are never pruned)."""
         starts = [i for i, block in enumerate(blocks) if isinstance(block, UserMessage)]
@@ -204,7 +234,7 @@ class Conversation(VerticalScroll, can_focus=False):
     async def _prune(self) -> None:
         """Remove the oldest finished blocks once the blocks take more than `max_rows` rows."""
         self._prune_pending = False
-        blocks = [b for b in self.children if not isinstance(b, PrunedNote)]
+        blocks = [b for b in self.blocks if not isinstance(b, PrunedNote)]
         total = sum(self._rows(b) for b in blocks)
         if total <= self.max_rows or not self.following:  # not while the reader is scrolled up
             return
@@ -225,8 +255,16 @@ class Conversation(VerticalScroll, can_focus=False):
             if markdown:
                 self.pruned_markdown.append(markdown)
         self.pruned += len(doomed)
+        self.parking.wake_all()  # a parked page that loses some of its blocks must not keep its height
         with self.app.batch_update():
-            await self.remove_children(doomed)
+            pages: dict[Widget, list[Widget]] = {}
+            for block in doomed:
+                pages.setdefault(block.parent, []).append(block)  # type: ignore[arg-type]
+            for page, gone in pages.items():
+                if len(gone) == len(page.children):
+                    await page.remove()
+                else:
+                    await page.remove_children(gone)
             text = f"… {self.pruned:,} earlier blocks were pruned to keep the app fast: enter or a click opens them (ctrl+s loads the whole session again)"
             notes = self.query_children(PrunedNote)
             if notes:
@@ -239,7 +277,7 @@ class Conversation(VerticalScroll, can_focus=False):
     def transcript(self) -> str:
         """The whole conversation as Markdown, pruned blocks included (`iac_tui.transcript`)."""
         parts = list(self.pruned_markdown)
-        for block in self.children:
+        for block in self.blocks:
             if not isinstance(block, PrunedNote):
                 markdown = transcript.block_markdown(block, self.agent_name)
                 if markdown:
@@ -263,7 +301,7 @@ class Conversation(VerticalScroll, can_focus=False):
         await self.close_open()
         self._plan = None
         message = UserMessage(text, attachments)
-        await self._add(message)
+        await self._add(message, turn=True)
         self.follow()
         return message
 
@@ -272,7 +310,7 @@ class Conversation(VerticalScroll, can_focus=False):
             await self.close_open()
             self._plan = None
             self._streaming = UserMessage()
-            await self._add(self._streaming)
+            await self._add(self._streaming, turn=True)
         return self._streaming
 
     async def user_text(self, text: str) -> None:
@@ -359,14 +397,16 @@ class Conversation(VerticalScroll, can_focus=False):
         """Put the plan at the bottom, or just above the first tool call awaiting approval."""
         plan = self._plan
         assert plan is not None
-        children = list(self.children)
+        page = plan.parent  # the turn's page: its blocks are the turn's
+        assert isinstance(page, Page)
+        children = list(page.children)
         awaiting = next((c for c in children if isinstance(c, ToolCallPanel) and c.awaiting_permission), None)
         if awaiting is not None:
             index = children.index(awaiting)
             if index == 0 or children[index - 1] is not plan:
-                self.move_child(plan, before=awaiting)
+                page.move_child(plan, before=awaiting)
         elif children[-1] is not plan:
-            self.move_child(plan, after=children[-1])
+            page.move_child(plan, after=children[-1])
 
     async def note(self, text: str, variant: str = "info") -> Note:
         """A note (stop reason, error, session event)."""
@@ -377,7 +417,7 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def welcome(self, agent_name: str, project_label: str) -> None:
         """Greet a new, empty session."""
-        if not self.children:
+        if not self.blocks:
             await self._add(Welcome(agent_name, project_label))
 
     async def agent_error(self, reason: str, stderr_tail: list[str], log_path: str | None) -> AgentError:
@@ -396,6 +436,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._plan = None
         self.pruned = 0
         self.pruned_markdown = []
+        self.parking.forget()
         await self.remove_children()
         self.follow()
 
@@ -409,7 +450,7 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def focus_newest(self) -> bool:
         """Focus the newest block that takes the focus (a tool call or a thought); False if none."""
-        for block in reversed(self.children):
+        for block in reversed(self.blocks):
             if isinstance(block, (ToolCallPanel, Thought)) and block.focusable:
                 block.focus()
                 return True

@@ -1,0 +1,195 @@
+"""What is far out of view is parked: it keeps its height, but its widgets leave the layout.
+
+Textual lays out a screen as a whole: every layout pass (each append to a streamed answer makes
+one) arranges and places every displayed widget of the screen, and a long conversation holds
+thousands (each Markdown block, code piece, tool-call part is one). That cost grew with the
+conversation: a 5,000-line answer placed ~400 widgets per update, a 300-block session ~1,400
+per layout (several a turn). So the conversation keeps its blocks in `Page`s (whole turns, about
+`PAGE_BLOCKS` blocks each), and `Parking` parks what lies more than `PARK_SCREENS` screens above
+or below the view: a page as a whole, or, in a page still in view, a finished document
+(Markdown segment, code block) of an agent message. A parked widget gets its current height as a
+fixed height and the class `-parked`, which hides its children (`display: none`, so Textual neither
+arranges, places nor paints them); it looks the same from afar, and costs one widget. Whatever
+comes within `WAKE_SCREENS` screens of the view (a scroll, a jump, a new block) is woken first:
+the class and the fixed height go, its children come back as they were.
+
+A parked widget's children may still change (a finished tool call's terminal output); its
+height is then stale until it is woken, when it takes its true height again, as any change
+above the view would. A change of width wakes everything (every height changes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from textual.containers import ScrollableContainer, VerticalGroup
+from textual.widget import Widget
+
+from iac_tui.widgets.auto_height import AutoHeight
+
+PAGE_BLOCKS = 12  # a new page starts at a turn once the last page holds this many blocks
+PARK_SCREENS = 3  # parked when this many view heights above or below the view
+WAKE_SCREENS = 2  # woken when within this many view heights of the view
+PARKED = "-parked"
+
+
+class Page(AutoHeight, VerticalGroup):
+    """A run of the conversation's blocks (whole turns): what is parked as one."""
+
+    SCOPED_CSS = False  # the rule below is for parked documents too
+    DEFAULT_CSS = """
+    Page { height: auto; }
+    .-parked > * { display: none !important; }
+    """
+
+
+def is_parked(widget: Widget) -> bool:
+    """Whether `widget` is parked."""
+    return widget.has_class(PARKED)
+
+
+def park(widget: Widget) -> bool:
+    """Park `widget` at its current height (lines, border and padding included); False if it has
+    no children (nothing to gain) or is parked already."""
+    if not widget.children or is_parked(widget):
+        return False
+    widget.styles.height = widget.outer_size.height
+    widget.add_class(PARKED)
+    return True
+
+
+def wake(widget: Widget) -> None:
+    """Undo `park`: the height its CSS gives it, its children as they were."""
+    if is_parked(widget):
+        widget.remove_class(PARKED)
+        widget.styles.height = None  # the inline height goes; the stylesheet's applies
+
+
+def documents(block: Widget) -> list[Widget]:
+    """The documents of an agent message (its Markdown segments and code blocks), or []."""
+    found = getattr(block, "documents", None)
+    return list(found) if isinstance(found, list) else []
+
+
+class Parking:
+    """Parks and wakes the pages of `view` (a scrolling column of `Page`s) and the documents of
+    the agent messages in them. `live(block)` says whether a block may still change its height
+    (streaming, a running tool call, a question awaiting an answer): a live block is never
+    parked, nor its page.
+
+    Call `after_layout()` once the screen is laid out (parks), `near_view()` when the view
+    scrolls (wakes before the next paint), `wake_all()` before changing many blocks at once.
+    """
+
+    def __init__(self, view: ScrollableContainer, live: Callable[[Widget], bool]) -> None:
+        self.view = view
+        self.live = live
+        self.awake: dict[Page, None] = {}  # pages with something that may be parked
+        self.parked: dict[Widget, Page] = {}  # parked pages and documents, with their page
+        self._width = 0
+
+    def watch(self, page: Page) -> None:
+        """A page (new, or with a new block): check it after the next layout."""
+        wake(page)
+        self.parked.pop(page, None)
+        self.awake[page] = None
+
+    def forget(self) -> None:
+        """Every page went (a new conversation)."""
+        self.awake.clear()
+        self.parked.clear()
+
+    def after_layout(self) -> None:
+        """Park what is far from the view (and wake what a change of layout brought near it)."""
+        view = self.view
+        if not view.is_attached or not view.size.height:
+            return
+        if view.size.width != self._width:  # every height changed: wake everything, park afresh
+            self._width = view.size.width
+            self.wake_all()
+            return
+        self.near_view()
+        top, bottom = self._window(PARK_SCREENS)
+        focused = view.screen.focused
+        for page in list(self.awake):
+            if page.parent is not view:
+                del self.awake[page]
+                continue
+            y = self._top(page)
+            height = page.outer_size.height
+            blocks = list(page.children)
+            if self._far(y, y + height, top, bottom) and not self._holds(page, focused) and not any(map(self.live, blocks)):
+                if park(page):
+                    self.parked[page] = page
+                    del self.awake[page]
+                    continue
+            self._park_documents(page, blocks, y, top, bottom, focused)  # the page stays awake: checked again
+
+    def _park_documents(self, page: Page, blocks: Iterable[Widget], page_y: int, top: int, bottom: int, focused: Widget | None) -> None:
+        """Park the far documents of the agent messages among `blocks` (of a page at `page_y`)."""
+        for block in blocks:
+            docs = documents(block)
+            if not docs:
+                continue
+            finished = getattr(block, "finished", True)
+            block_y = page_y + block.virtual_region.y + block.styles.gutter.top
+            for index, doc in enumerate(docs):
+                if is_parked(doc):
+                    continue
+                if (index == len(docs) - 1 and not finished) or self._holds(doc, focused):
+                    continue
+                y = block_y + doc.virtual_region.y
+                if self._far(y, y + doc.outer_size.height, top, bottom) and park(doc):
+                    self.parked[doc] = page
+
+    def near_view(self) -> None:
+        """Wake what the view has come near (it scrolled)."""
+        if not self.parked or not self.view.size.height:
+            return
+        top, bottom = self._window(WAKE_SCREENS)
+        for widget, page in list(self.parked.items()):
+            if widget.parent is None:  # gone (pruned, cleared)
+                del self.parked[widget]
+                continue
+            if widget is page:
+                y = self._top(page)
+            elif page in self.parked:
+                continue  # a document in a parked page: woken with its page
+            else:
+                block = widget.parent
+                assert isinstance(block, Widget)  # (the agent message holding the document)
+                y = self._top(page) + block.virtual_region.y + block.styles.gutter.top + widget.virtual_region.y
+            if not self._far(y, y + widget.outer_size.height, top, bottom):
+                self._wake(widget, page)
+
+    def wake_all(self) -> None:
+        """Wake everything (before a change to many blocks, or a resize); parked again later."""
+        for widget, page in list(self.parked.items()):
+            self._wake(widget, page)
+
+    def _wake(self, widget: Widget, page: Page) -> None:
+        wake(widget)
+        self.parked.pop(widget, None)
+        if widget is page:  # and its documents: they are in view with it
+            for doc, doc_page in list(self.parked.items()):
+                if doc_page is page:
+                    wake(doc)
+                    del self.parked[doc]
+        self.awake[page] = None
+
+    def _window(self, screens: int) -> tuple[int, int]:
+        """The lines of the view's virtual space within `screens` view heights of the view."""
+        view = self.view
+        height = view.size.height
+        return round(view.scroll_y) - screens * height, round(view.scroll_y) + height + screens * height
+
+    def _top(self, page: Page) -> int:
+        return page.virtual_region.y
+
+    @staticmethod
+    def _far(y: int, end: int, top: int, bottom: int) -> bool:
+        return end < top or y > bottom
+
+    @staticmethod
+    def _holds(widget: Widget, focused: Widget | None) -> bool:
+        return focused is not None and widget in focused.ancestors_with_self

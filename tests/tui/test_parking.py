@@ -1,0 +1,60 @@
+"""Parking on a bare Conversation: a layout pass walks what is near the view, not the whole session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.widget import Widget
+
+from iac_tui.widgets.conversation import Conversation
+from iac_tui.widgets.message import AgentMessage, UserMessage
+
+
+class Host(App):
+    def compose(self) -> ComposeResult:
+        yield Conversation(Path("."), max_rows=10**8)
+
+
+async def turn(conversation: Conversation, i: int) -> None:
+    await conversation.add_user(f"question {i}")
+    await conversation.agent_text(f"Answer {i}.\n\n" + "".join(f"- point {n} of answer {i}\n" for n in range(6)) + "\nThe end.\n")
+    await conversation.close_open()
+
+
+def laid_out(root: Widget) -> int:
+    """The widgets Textual arranges under `root`: displayed, with every ancestor displayed."""
+    count = 0
+    stack = [root]
+    while stack:
+        widget = stack.pop()
+        for child in widget.children:
+            if child.display:
+                count += 1
+                stack.append(child)
+    return count
+
+
+async def test_a_layout_walks_as_many_widgets_at_48_blocks_as_at_24_and_a_parked_turn_comes_back_whole():
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        walked = {}
+        for i in range(24):
+            await turn(conversation, i)
+            if i + 1 in (12, 24):
+                await pilot.pause(0.1)
+                await pilot.pause(0.1)
+                walked[len(conversation.blocks)] = laid_out(conversation)
+        assert set(walked) == {24, 48}
+        assert walked[48] < walked[24] * 1.3  # (without parking: x2, every block's widgets)
+        first = conversation.query(UserMessage).first()
+        height = conversation.virtual_size.height
+        conversation.scroll_home(animate=False)
+        await pilot.pause(0.1)
+        await pilot.pause(0.1)
+        assert first.region.height > 0 and first.region.y >= 0  # woken: drawn at the top
+        answer = conversation.query(AgentMessage).first()
+        assert laid_out(answer) > 0 and "point 5 of answer 0" in answer.source
+        assert conversation.virtual_size.height == height  # parked pages kept their heights: nothing jumped
+        assert [m.text for m in conversation.query(UserMessage)] == [f"question {i}" for i in range(24)]
