@@ -105,7 +105,10 @@ class Pager(ModalScreen[None]):
         return self.query_one("#pager-text", Log)
 
     def on_mount(self) -> None:
-        self.query_one("#pager-search", Input).display = False
+        search = self.query_one("#pager-search", Input)
+        search.display = False
+        # the cursor blinks only where the app animates (as the prompt's): a still picture otherwise
+        search.cursor_blink = getattr(self.app, "animations", True)
         # Log.write_lines drops empty lines (it splits each again): a blank line is written as a space
         self.view.write_lines([line or " " for line in self.lines], scroll_end=False)
         if self.at_end:
