@@ -205,6 +205,31 @@ async def test_streaming_markdown_splits_long_text_into_segments_at_paragraphs()
             assert "```" not in segment.source
 
 
+@pytest.mark.parametrize("size", [1, 13, 1000])
+async def test_only_the_last_block_of_an_answer_loses_its_bottom_margin(size):
+    """The classes that stand in for :first-child/:last-child (see widgets/streaming.py) are on
+    the first and last block only, however the text is chunked: when one append mounted several
+    blocks, the old last one kept `-last`, and the blank line after it was lost on screen."""
+    from textual.app import App
+
+    class Host(App):
+        def compose(self):
+            yield StreamingMarkdown()
+
+    text = "Step 0: aaa.\n\nStep 1: bbb.\n\nStep 2: ccc.\n\nStep 3: ddd."
+    app = Host()
+    async with app.run_test(size=(60, 20)) as pilot:
+        widget = app.query_one(StreamingMarkdown)
+        for i in range(0, len(text), size):
+            await widget.write(text[i : i + size])
+        await widget.finish()
+        await pilot.pause()
+        blocks = [block for document in widget.documents for block in document.children]
+        assert len(blocks) == 4
+        assert [block.has_class("-first") for block in blocks] == [True, False, False, False]
+        assert [block.has_class("-last") for block in blocks] == [False, False, False, True]
+
+
 FENCED = "Intro.\n\n```python\n" + "".join(f"x_{i} = {i}\n" for i in range(40)) + "```\n\nAfter `code`.\n\n~~~\nraw ``` inside\n~~~~\n\n- list\n  ```bash\n  ls\n  ```\n\n````md\n```\nnested\n````\nend\n"
 
 

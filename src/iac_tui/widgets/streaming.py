@@ -54,6 +54,8 @@ class Segment(AutoHeight, Markdown):
     parent, which cost O(the segment) per appended block and O(the message) per new document.
     """
 
+    _marked_last: MarkdownBlock | None = None  # the block that has the class `-last`
+
     def append(self, markdown: str) -> AwaitComplete:
         appended = super().append(markdown)
 
@@ -69,12 +71,13 @@ class Segment(AutoHeight, Markdown):
             return
         if not blocks[0].has_class("-first"):
             blocks[0].add_class("-first")
-        if not blocks[-1].has_class("-last"):
-            for block in blocks[-2::-1]:  # the old last block, and any before it that kept the class
-                if not block.has_class("-last"):
-                    break
-                block.remove_class("-last")
-            blocks[-1].add_class("-last")
+        last = blocks[-1]
+        if last is not self._marked_last:
+            # one append may mount several blocks: the old last one is then not blocks[-2]
+            if self._marked_last is not None:
+                self._marked_last.remove_class("-last")
+            last.add_class("-last")
+            self._marked_last = last
 
 
 class StreamingMarkdown(AutoHeight, VerticalGroup):
