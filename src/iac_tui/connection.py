@@ -26,6 +26,7 @@ from acp.interfaces import Agent
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 
 from iac_tui import __version__
+from iac_tui.internals import receive_task
 from iac_tui.launch import AgentCommand
 from iac_tui.process import AgentProcess
 from iac_tui.stderr_log import StderrLog
@@ -183,11 +184,10 @@ class AgentConnection:
 
         Without its stdout the agent can answer nothing, yet a live process looks like a working
         agent: every request would fail with no word of why. The end of stdout is the end of the
-        SDK's receive task (`ClientSideConnection._conn._recv_task`, acp 0.12 internals; without
-        it, only the exit is awaited).
+        SDK's receive task (`iac_tui.internals.receive_task`; without it, only the exit is awaited).
         """
-        receiver = getattr(getattr(agent, "_conn", None), "_recv_task", None)
-        if isinstance(receiver, asyncio.Task):
+        receiver = receive_task(agent)
+        if receiver is not None:
             await asyncio.wait({exited, receiver}, return_when=asyncio.FIRST_COMPLETED)
             if not exited.done():  # an exiting agent closes stdout just before it ends: allow for that
                 await asyncio.wait({exited}, timeout=STDERR_GRACE)

@@ -34,6 +34,7 @@ from textual.timer import Timer
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
+from iac_tui.internals import stream_busy
 from iac_tui.widgets.auto_height import AutoHeight
 from iac_tui.widgets.code import CodeBlock
 
@@ -303,11 +304,9 @@ async def _stop(stream: MarkdownStream) -> None:
     flight, the append (shielded) finishes later on its own: after our caller has moved on, for
     instance folding a thought, whose last words then never show; and if text is still pending,
     a second append starts before the first has moved `Markdown`'s "last parsed line". So wait
-    until the task is idle (parked on its event with nothing pending), then stop it. This reads
-    `MarkdownStream` internals (`_pending`, `_new_markup`), stable within Textual 8.2.
+    until the task is idle (parked on its event with nothing pending: `iac_tui.internals`), then
+    stop it.
     """
-    event = stream._new_markup
-    task = stream._task
-    while task is not None and not task.done() and (stream._pending or event.is_set() or not getattr(event, "_waiters", True)):
+    while stream_busy(stream):
         await asyncio.sleep(0.001)
     await stream.stop()
