@@ -259,7 +259,7 @@ class Conversation(VerticalScroll, can_focus=False):
         with self.app.batch_update():
             pages: dict[Widget, list[Widget]] = {}
             for block in doomed:
-                pages.setdefault(block.parent, []).append(block)  # type: ignore[arg-type]
+                pages.setdefault(block.parent, []).append(block)  # type: ignore[arg-type]  # a mounted block's parent is its page, a Widget
             for page, gone in pages.items():
                 if len(gone) == len(page.children):
                     await page.remove()
