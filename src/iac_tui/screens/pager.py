@@ -96,7 +96,11 @@ class Pager(ModalScreen[None]):
             view = Log(highlight=True, auto_scroll=False, id="pager-text")
             view.highlighter = self.matches
             yield view
-            yield Input(placeholder="search (enter: next match, esc: close the search)", id="pager-search")
+            search = Input(placeholder="search (enter: next match, esc: close the search)", id="pager-search")
+            search.display = False
+            # the cursor blinks only where the app animates (as the prompt's): a still picture otherwise
+            search.cursor_blink = getattr(self.app, "animations", True)
+            yield search
             yield Static("", id="pager-found")
 
     @property
@@ -105,15 +109,12 @@ class Pager(ModalScreen[None]):
         return self.query_one("#pager-text", Log)
 
     def on_mount(self) -> None:
-        search = self.query_one("#pager-search", Input)
-        search.display = False
-        # the cursor blinks only where the app animates (as the prompt's): a still picture otherwise
-        search.cursor_blink = getattr(self.app, "animations", True)
         # Log.write_lines drops empty lines (it splits each again): a blank line is written as a space
         self.view.write_lines([line or " " for line in self.lines], scroll_end=False)
         if self.at_end:
             self.call_after_refresh(self.action_end)
-        self.view.focus()
+        if self.focused is None:  # a `/` typed at once may have opened the search already
+            self.view.focus()
 
     def action_close(self) -> None:
         search = self.query_one("#pager-search", Input)
