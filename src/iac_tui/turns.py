@@ -163,9 +163,11 @@ class TurnActions(_App):
 
     async def on_turn_ended(self, message: messages.TurnEnded) -> None:
         self.busy = False
-        self.indicator.stop()
         if self.client is not None:  # a request still pending belongs to the turn that ended
             self.client.cancel_permissions()
+        if not self.screen_stack:  # the app is closing (its widgets are gone)
+            return
+        self.indicator.stop()
         if message.usage is not None:
             self.state.last_usage = message.usage
         self.refresh_status()
