@@ -206,3 +206,46 @@ async def test_commands_do_not_get_the_agents_credentials(tmp_path, monkeypatch)
         ToolContext(cwd=tmp_path, config_dir=tmp_path / "cfg"),
     )
     assert "key=unset other=yes" in result.output
+
+
+def _running(marker: str) -> list[int]:
+    """Live processes whose command line holds `marker`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and alive(int(entry)):
+            with contextlib.suppress(OSError), open(f"/proc/{entry}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(entry))
+    return found
+
+
+async def test_a_command_cancelled_as_bubblewrap_starts_it_does_not_run_on(tmp_path):
+    """A cancel that lands in bubblewrap's first milliseconds (before its child armed
+    --die-with-parent) stops the command too: it ran to its end before (a `sleep` survived in 2
+    of 3 tries at 0-2 ms on a quiet machine). The task is cancelled at its first await after the
+    process started, i.e. as early as an agent can cancel."""
+    from sandbox_rig import require
+
+    from iac_code.tools.base import ToolContext
+    from iac_code.tools.bash import BashInput
+    from iac_code.tools.sandbox import Sandbox, private_space, remove_space
+
+    require("bwrap")
+    space = private_space()
+    try:
+        ctx = ToolContext(cwd=tmp_path, config_dir=tmp_path / "cfg", sandbox=Sandbox("bwrap", space))
+        marker = f"sleep 3{os.getpid() % 1000}.5"
+        for _ in range(5):
+            task = asyncio.create_task(tool.run(BashInput(command=marker), ctx))
+            while not _running(marker) and not task.done():
+                await asyncio.sleep(0)  # until bwrap has been started
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await asyncio.sleep(0.3)  # what the kill ends is gone by now; what it missed sleeps on
+            left = _running(marker)
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+            assert left == [], "the command outlived its cancel"
+    finally:
+        remove_space(space)

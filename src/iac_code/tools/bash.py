@@ -137,13 +137,20 @@ class BashTool(Tool[BashInput]):
             os.close(read_fd)
             os.close(write_fd)
             return ToolResult.error(f"The sandbox cannot confine the command here ({exc}); it did not run.")
+        in_pid_namespace = sandbox is not None and sandbox.backend == "bwrap"
         try:  # nothing awaits between the launch prepared and the start: its confinement is released below
             with launch:
-                proc = await asyncio.create_subprocess_exec(
+                spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
                     *launch.argv, cwd=ctx.cwd, env=command_environment(ctx.secrets, sandbox),
                     stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True,
                     preexec_fn=launch.preexec,
-                )  # fmt: skip
+                ))  # fmt: skip
+                try:
+                    proc = await asyncio.shield(spawn)
+                except asyncio.CancelledError:  # it may have started (asyncio would kill the first process only)
+                    with contextlib.suppress(Exception):
+                        await _stop_group(await spawn, in_pid_namespace=in_pid_namespace)
+                    raise
         except OSError as exc:
             os.close(read_fd)
             return ToolResult.error(f"Cannot start {launch.argv[0]}: {exc.strerror or exc}.")
@@ -168,13 +175,13 @@ class BashTool(Tool[BashInput]):
                     await proc.wait()
             except TimeoutError:
                 timed_out = True
-                await _stop_group(proc)
+                await _stop_group(proc, in_pid_namespace=in_pid_namespace)
             done, _ = await asyncio.wait({pump}, timeout=EXIT_GRACE)
             lingering = not done
             finished = True
         finally:
             if not finished:  # cancelled, maybe after the shell exited: stop what it left running too
-                await _stop_group(proc)
+                await _stop_group(proc, in_pid_namespace=in_pid_namespace)
             if pump is not None:
                 pump.cancel()
                 await asyncio.gather(pump, return_exceptions=True)
@@ -241,13 +248,37 @@ async def _pump(reader: asyncio.StreamReader, output: Capture, ctx: ToolContext)
                 await ctx.report([TextContent(output.live_tail())])
 
 
-async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+def _children(pid: int) -> list[int]:
+    """The pids of `pid`'s children (Linux /proc/PID/task/*/children; [] where it cannot be read)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(word) for word in f.read().split()]
+    return found
+
+
+async def _stop_group(proc: asyncio.subprocess.Process, *, in_pid_namespace: bool = False) -> None:
     """SIGTERM the process group, then SIGKILL it after KILL_GRACE; wait for the shell.
 
     The SIGKILL is sent even when this is cancelled during the grace (the server shutting down).
+    With `in_pid_namespace` (`proc` is bubblewrap, its command in a PID namespace and a session
+    of its own) the namespace's first process, `proc`'s child, is killed too: bubblewrap's
+    `--die-with-parent` misses a kill that lands before its child armed it (the first ~2 ms, ~50
+    under load), and the command then ran to its end. Stopping the group first keeps bubblewrap
+    from starting that child after its children were read. Killing the namespace's first process
+    ends all it holds, as bubblewrap's own end does.
     """
+    if in_pid_namespace:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGSTOP)
+        for pid in _children(proc.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGTERM)
+        if in_pid_namespace:
+            os.killpg(proc.pid, signal.SIGCONT)
     try:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), KILL_GRACE)
