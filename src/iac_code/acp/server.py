@@ -41,7 +41,7 @@ from acp.schema import (
 
 from iac_code.acp import mcp
 from iac_code.acp.capabilities import AUTH_METHOD_ID, initialize_response
-from iac_code.acp.client import client_tools
+from iac_code.acp.client_tools import client_tools
 from iac_code.acp.errors import check_cwd, guarded, invalid
 from iac_code.acp.mcp import McpServer
 from iac_code.acp.options import (

@@ -4,7 +4,7 @@ PROTOCOL.md, "What the server uses of clientCapabilities": when the client adver
 `fs.readTextFile` / `fs.writeTextFile` / `terminal` in `initialize`, the file tools read and write
 text through the editor (so unsaved buffers are seen and edits are tracked) and `bash` runs in an
 editor terminal. The tools floor knows these only as the protocols below; the ACP adapter
-(`iac_code.acp.client`) implements them and the session hands them to each call's `ToolContext`.
+(`iac_code.acp.client_tools`) implements them and the session hands them to each call's `ToolContext`.
 Paths are absolute and have already passed the permission checks when a tool calls these.
 """
 
