@@ -20,7 +20,7 @@ from acp import Client, RequestError
 from acp.schema import ClientCapabilities, EnvVariable
 from pydantic import ValidationError
 
-from iac_code.tools.client import (
+from iac_code.tools.client_interfaces import (
     ClientError,
     ClientFiles,
     ClientTerminals,

@@ -40,7 +40,7 @@ from iac_code.sessions.store import (
     title_from,
 )
 from iac_code.tools.base import ToolContext
-from iac_code.tools.client import ClientFiles, ClientTerminals
+from iac_code.tools.client_interfaces import ClientFiles, ClientTerminals
 from iac_code.tools.registry import ToolRegistry, default_registry
 from iac_code.tools.sandbox import Sandbox, detect, private_space, remove_space
 

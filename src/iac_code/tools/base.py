@@ -25,7 +25,7 @@ from iac_code.core.events import (
     ToolKind,
 )
 from iac_code.redact import Redactor
-from iac_code.tools.client import ClientFiles, ClientTerminals
+from iac_code.tools.client_interfaces import ClientFiles, ClientTerminals
 from iac_code.tools.files import printable, resolve_arg
 from iac_code.tools.paths import multi_linked
 from iac_code.tools.sandbox import Sandbox
@@ -136,7 +136,7 @@ class ToolContext:
     `run_subagent` is set for the `agent` tool; `emit` sends agent events other than the call's
     own (the plan tool publishes the plan with it). `secrets` redacts the agent's credentials
     (commands run without them; results are redacted by the caller of `run`). `files` and
-    `terminals` are the client's, when it offers them (see `tools.client`). `sandbox` is how the
+    `terminals` are the client's, when it offers them (see `tools.client_interfaces`). `sandbox` is how the
     session's commands are sandboxed (None: no sandbox works here, or it is turned off).
 
     Cancellation arrives as `asyncio.CancelledError` in `run`: a tool must release what it

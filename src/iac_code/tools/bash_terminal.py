@@ -24,7 +24,7 @@ from iac_code.core.events import TerminalContent, TextContent, ToolContent
 from iac_code.redact import SECRET_ENV_NAMES
 from iac_code.tools.sandbox import Sandbox
 from iac_code.tools.base import ToolContext, ToolResult
-from iac_code.tools.client import (
+from iac_code.tools.client_interfaces import (
     ClientError,
     ClientTerminals,
     TerminalExit,

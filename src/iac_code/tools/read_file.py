@@ -22,7 +22,7 @@ from pydantic import Field
 
 from iac_code.core.events import Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
-from iac_code.tools.client import ClientError
+from iac_code.tools.client_interfaces import ClientError
 from iac_code.tools.files import (
     BOM,
     SNIFF_BYTES,

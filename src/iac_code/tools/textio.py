@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from iac_code.tools.base import ToolContext
-from iac_code.tools.client import ClientError
+from iac_code.tools.client_interfaces import ClientError
 from iac_code.tools.nofollow import ParentDir, PathChanged, changed_message, check_dirs
 
 

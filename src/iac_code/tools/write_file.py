@@ -18,7 +18,7 @@ from pydantic import Field
 
 from iac_code.core.events import DiffContent, Location
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolReplay, ToolResult
-from iac_code.tools.client import ClientError
+from iac_code.tools.client_interfaces import ClientError
 from iac_code.tools.feedback import with_feedback
 from iac_code.tools.files import (
     SNIFF_BYTES,
