@@ -43,7 +43,7 @@ from iac_code.core.conversation import (  # noqa: E402
     ToolUseBlock,
     user_text,
 )
-from iac_code.sessions.store import SessionMeta, SessionStore  # noqa: E402
+from iac_code.session_store.store import SessionMeta, SessionStore  # noqa: E402
 
 
 class QuietClient:

@@ -35,8 +35,8 @@ from iac_code.core import events
 from iac_code.core.conversation import TextBlock
 from iac_code.core.vocabulary import OutputFormat
 from iac_code.mcp.servers import specs_from_config
-from iac_code.sessions.journal import StorageError
-from iac_code.sessions.store import SessionInUse, SessionNotFound, SessionStore
+from iac_code.session_store.journal import StorageError
+from iac_code.session_store.store import SessionInUse, SessionNotFound, SessionStore
 
 EXIT_OK, EXIT_ERROR, EXIT_TURN_LIMIT = 0, 1, 2
 

@@ -27,7 +27,7 @@ from iac_code.core.events import (
     UsageUpdated,
 )
 from iac_code.providers.anthropic import AnthropicProvider
-from iac_code.sessions.store import SessionMeta, SessionStore, new_session_id
+from iac_code.session_store.store import SessionMeta, SessionStore, new_session_id
 
 
 def final_statuses(events: list) -> dict[str, str]:

@@ -24,7 +24,7 @@ from iac_code.core.conversation import (
 )
 from iac_code.core.events import Notice, UsageUpdated
 from iac_code.providers.anthropic import AnthropicProvider
-from iac_code.sessions.store import SessionMeta, SessionStore, new_session_id
+from iac_code.session_store.store import SessionMeta, SessionStore, new_session_id
 
 SUMMARY = "The user is building an S3 bucket module; main.tf has the bucket."
 

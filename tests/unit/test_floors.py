@@ -1,6 +1,6 @@
 """The floors of DESIGN.md: no module of `iac_code` imports a module of a higher floor.
 
-core < tools, providers, sessions, mcp, iac < agent < acp, headless, demo < cli. Lazy imports
+core < tools, providers, session_store, mcp, iac < agent < acp, headless, demo < cli. Lazy imports
 inside functions count too: a floor is a dependency rule, not an import-time optimisation.
 """
 
@@ -15,7 +15,7 @@ FLOORS = {
     "core": 0,
     "tools": 1,
     "providers": 1,
-    "sessions": 1,
+    "session_store": 1,
     "mcp": 1,
     "iac": 1,
     "agent": 2,

@@ -16,8 +16,8 @@ from iac_code.core.conversation import (
     repair,
     user_text,
 )
-from iac_code.sessions import store as store_module
-from iac_code.sessions.store import (
+from iac_code.session_store import store as store_module
+from iac_code.session_store.store import (
     InvalidCursor,
     SessionMeta,
     SessionNotFound,

@@ -20,7 +20,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from acp import RequestError
 
-from iac_code.sessions.journal import StorageError
+from iac_code.session_store.journal import StorageError
 
 log = logging.getLogger(__name__)
 

@@ -62,8 +62,8 @@ from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core.events import Event, Notice, TitleChanged
 from iac_code.core.vocabulary import PERMISSION_MODES, is_permission_mode, is_thought_level
 from iac_code.providers import available_models
-from iac_code.sessions.journal import StorageError
-from iac_code.sessions.store import (
+from iac_code.session_store.journal import StorageError
+from iac_code.session_store.store import (
     InvalidCursor,
     SessionInUse,
     SessionNotFound,

@@ -30,8 +30,8 @@ from iac_code.mcp.servers import McpServerSpec
 from iac_code.providers import available_models, create_provider
 from iac_code.providers.models import default_claude_model
 from iac_code.redact import Redactor
-from iac_code.sessions.journal import StorageError
-from iac_code.sessions.store import (
+from iac_code.session_store.journal import StorageError
+from iac_code.session_store.store import (
     SessionClaim,
     SessionMeta,
     SessionStore,

@@ -1,5 +1,5 @@
 """Session persistence: histories and metadata under `<config dir>/sessions/`."""
 
-from iac_code.sessions.store import SessionMeta, SessionNotFound, SessionStore
+from iac_code.session_store.store import SessionMeta, SessionNotFound, SessionStore
 
 __all__ = ["SessionMeta", "SessionNotFound", "SessionStore"]

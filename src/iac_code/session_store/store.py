@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_valid
 
 from iac_code.core.conversation import Message, repair
 from iac_code.redact import Redactor
-from iac_code.sessions.journal import SessionFile, storage_error
+from iac_code.session_store.journal import SessionFile, storage_error
 
 log = logging.getLogger(__name__)
 
