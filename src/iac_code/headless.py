@@ -34,7 +34,7 @@ from iac_code.config import CREDENTIALS_HELP, SCRIPTED_MODEL, Settings
 from iac_code.core import events
 from iac_code.core.conversation import TextBlock
 from iac_code.core.vocabulary import OutputFormat
-from iac_code.mcp.servers import specs_from_config
+from iac_code.mcp_client.servers import specs_from_config
 from iac_code.session_store.journal import StorageError
 from iac_code.session_store.store import SessionInUse, SessionNotFound, SessionStore
 

@@ -1,6 +1,6 @@
 """The floors of DESIGN.md: no module of `iac_code` imports a module of a higher floor.
 
-core < tools, providers, session_store, mcp, iac < agent < acp, headless, demo < cli. Lazy imports
+core < tools, providers, session_store, mcp_client, iac < agent < acp, headless, demo < cli. Lazy imports
 inside functions count too: a floor is a dependency rule, not an import-time optimisation.
 """
 
@@ -16,7 +16,7 @@ FLOORS = {
     "tools": 1,
     "providers": 1,
     "session_store": 1,
-    "mcp": 1,
+    "mcp_client": 1,
     "iac": 1,
     "agent": 2,
     "acp": 3,

@@ -4,8 +4,8 @@ again."""
 
 from __future__ import annotations
 
-from iac_code.mcp.project import local_files
-from iac_code.mcp.servers import McpServerSpec
+from iac_code.mcp_client.project import local_files
+from iac_code.mcp_client.servers import McpServerSpec
 
 
 def stdio(command: str, *args: str) -> McpServerSpec:

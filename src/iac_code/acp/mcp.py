@@ -13,8 +13,8 @@ from acp import Client, helpers
 from acp.schema import AcpMcpServer, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from iac_code.agent.session import Session
-from iac_code.mcp.hub import ServerStatus
-from iac_code.mcp.servers import McpServerSpec, Transport
+from iac_code.mcp_client.hub import ServerStatus
+from iac_code.mcp_client.servers import McpServerSpec, Transport
 
 STATUS_NOTIFICATION = "iac-code/mcp_status"
 """Sent as `_iac-code/mcp_status` (the SDK adds the leading underscore of extension methods)."""

@@ -1,6 +1,6 @@
 """Asking the person, once, whether a project's `.mcp.json` may start its MCP servers.
 
-The file is found and the decision remembered by `iac_code.mcp.project`; this module asks. The
+The file is found and the decision remembered by `iac_code.mcp_client.project`; this module asks. The
 question goes through the session's permission prompter like a tool call (the client sees a
 `tool_call` titled "Start the MCP servers of this project's .mcp.json" with the servers, their
 whole command lines and env (secrets masked), that stdio servers run outside the command
@@ -21,8 +21,8 @@ from typing import Literal
 
 from iac_code.agent.permissions import PermissionPrompter, PermissionRequest, every_option
 from iac_code.core.events import EventSink, Location, Notice, TextContent, ToolCallStarted, ToolCallUpdated
-from iac_code.mcp import project
-from iac_code.mcp.project import ProjectServers
+from iac_code.mcp_client import project
+from iac_code.mcp_client.project import ProjectServers
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from iac_code.core.events import (
     UserImage,
     UserText,
 )
-from iac_code.mcp.names import title_from_name
+from iac_code.mcp_client.names import title_from_name
 from iac_code.tools.base import ToolContext, ToolReplay
 from iac_code.tools.registry import ToolRegistry
 

@@ -25,8 +25,8 @@ from iac_code.core.conversation import Conversation, ImageBlock, Message, TextBl
 from iac_code.core.events import EventSink, Notice, TitleChanged
 from iac_code.core.provider import Provider, Usage
 from iac_code.core.vocabulary import PermissionMode, ThoughtLevel, is_permission_mode, is_thought_level
-from iac_code.mcp.hub import McpHub
-from iac_code.mcp.servers import McpServerSpec
+from iac_code.mcp_client.hub import McpHub
+from iac_code.mcp_client.servers import McpServerSpec
 from iac_code.providers import available_models, create_provider
 from iac_code.providers.models import default_claude_model
 from iac_code.redact import Redactor

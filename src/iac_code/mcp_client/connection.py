@@ -30,8 +30,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, Implementation, PaginatedRequestParams, Tool
 
-from iac_code.mcp.servers import McpServerSpec
-from iac_code.mcp.stdio import stdio_server
+from iac_code.mcp_client.servers import McpServerSpec
+from iac_code.mcp_client.stdio import stdio_server
 
 log = logging.getLogger(__name__)
 

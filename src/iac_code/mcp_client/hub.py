@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from iac_code.mcp.servers import McpServerSpec
+from iac_code.mcp_client.servers import McpServerSpec
 from iac_code.tools.base import Tool
 
 if TYPE_CHECKING:  # the `mcp` SDK (about 0.5 s to import) loads when a session has servers
-    from iac_code.mcp.connection import McpConnection
+    from iac_code.mcp_client.connection import McpConnection
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class McpHub:
         for problem in problems:
             log.warning("MCP configuration: %s", problem)
             await self._say(f"MCP server configuration ignored: {problem}.")
-        from iac_code.mcp.connection import McpConnection
+        from iac_code.mcp_client.connection import McpConnection
 
         fresh: list[McpConnection] = []
         names = {c.spec.name for c in self._connections}
@@ -128,7 +128,7 @@ class McpHub:
         seen: set[str] = set()
         if not self._connections:
             return out
-        from iac_code.mcp.tool import McpTool
+        from iac_code.mcp_client.tool import McpTool
 
         for conn in self._connections:
             if conn.status != "connected":

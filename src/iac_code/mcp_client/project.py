@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from iac_code.mcp.servers import McpConfigError, McpServerSpec, read_mcp_json, specs_from_config
+from iac_code.mcp_client.servers import McpConfigError, McpServerSpec, read_mcp_json, specs_from_config
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from mcp.types import (
 from mcp.types import Tool as McpToolInfo
 from pydantic import ConfigDict
 
-from iac_code.mcp.connection import McpCallError, McpConnection
-from iac_code.mcp.names import tool_name
+from iac_code.mcp_client.connection import McpCallError, McpConnection
+from iac_code.mcp_client.names import tool_name
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolResult
 
 MAX_OUTPUT_CHARS = 100_000
