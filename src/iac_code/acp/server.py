@@ -39,11 +39,10 @@ from acp.schema import (
     Usage,
 )
 
-from iac_code.acp import mcp
 from iac_code.acp.capabilities import AUTH_METHOD_ID, initialize_response
 from iac_code.acp.client_tools import client_tools
 from iac_code.acp.errors import check_cwd, guarded, invalid
-from iac_code.acp.mcp import McpServer
+from iac_code.acp.mcp_servers import McpServer, attach_mcp_servers
 from iac_code.acp.options import (
     ForkSessionResult,
     LoadSessionResult,
@@ -203,7 +202,7 @@ class IacAgent:
         cwd = check_cwd(cwd)
         self._check_model(default_model(self.settings), "model")
         session = self._register(Session.create(cwd, self.settings, self.store))
-        mcp.attach(session, self._client, mcp_servers)
+        attach_mcp_servers(session, self._client, mcp_servers)
         return self._opened(NewSessionResult, session)
 
     def _load_from_disk(self, session_id: str, cwd: str) -> Session:
@@ -253,7 +252,7 @@ class IacAgent:
                 del self.sessions[session_id]
                 await live.close()
             session = self._load_from_disk(session_id, cwd)
-            mcp.attach(session, self._client, mcp_servers)
+            attach_mcp_servers(session, self._client, mcp_servers)
             emit = self._update_sink(session_id)
             for event in replay_events(session.conversation.messages, session.tools, session.tool_context()):
                 await emit(event)
@@ -283,7 +282,7 @@ class IacAgent:
         except SessionNotFound:
             raise invalid("sessionId", "Session not found") from None
         session = self._register(Session.fork(source, cwd, self.settings, self.store))
-        mcp.attach(session, self._client, mcp_servers)
+        attach_mcp_servers(session, self._client, mcp_servers)
         return self._opened(ForkSessionResult, session)
 
     @guarded
@@ -303,7 +302,7 @@ class IacAgent:
             session = live
         else:
             session = self._load_from_disk(session_id, cwd)
-            mcp.attach(session, self._client, mcp_servers)
+            attach_mcp_servers(session, self._client, mcp_servers)
         if session.meta.title:
             self._after_answer(self._update_sink(session_id)(TitleChanged(session.meta.title)))
         return self._opened(ResumeSessionResult, session)

@@ -43,7 +43,7 @@ def specs_from_acp(servers: list[McpServer] | None) -> tuple[list[McpServerSpec]
     return specs, problems
 
 
-def attach(session: Session, conn: Client, servers: list[McpServer] | None) -> None:
+def attach_mcp_servers(session: Session, conn: Client, servers: list[McpServer] | None) -> None:
     """Connect `servers` for `session` in the background; its servers (these, and a project's
     approved `.mcp.json` ones) report to the client over `conn`."""
     specs, problems = specs_from_acp(servers)
