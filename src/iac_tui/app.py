@@ -33,7 +33,7 @@ from iac_tui.launch import AgentCommand, agent_environment, default_agent_comman
 from iac_tui.process import AgentProcess
 from iac_tui.screens.help import HelpScreen
 from iac_tui.session_actions import SessionActions
-from iac_tui.sessions import FirstSession, SessionManager, error_text
+from iac_tui.session_manager import FirstSession, SessionManager, error_text
 from iac_tui.state import SessionState
 from iac_tui.stderr_log import new_log_path
 from iac_tui.turns import TurnActions

@@ -14,7 +14,7 @@ from iac_tui import messages
 from iac_tui.sdk import acp
 from iac_tui.screens.sessions import SessionChoice, SessionPicker
 from iac_tui.screens.settings import SettingPicker
-from iac_tui.sessions import error_text
+from iac_tui.session_manager import error_text
 from iac_tui.state import Setting
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual.message import Message
     from textual.reactive import var
 
-    from iac_tui.sessions import SessionManager
+    from iac_tui.session_manager import SessionManager
     from iac_tui.state import SessionState
 
     _App = App[None]  # the type checker sees the mixin as the App it is mixed into

@@ -22,7 +22,7 @@ from textual.app import App
 from iac_tui import messages
 from iac_tui.mentions import build_prompt
 from iac_tui.sdk import acp
-from iac_tui.sessions import error_text
+from iac_tui.session_manager import error_text
 from iac_tui.widgets.prompt import PromptArea
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from iac_tui.display import format_time
-from iac_tui.sessions import sort_sessions
+from iac_tui.session_manager import sort_sessions
 
 
 SHORT_ID = 8  # characters of an id shown when they tell the sessions apart
