@@ -12,7 +12,7 @@ from textual.app import App
 
 from iac_tui import messages
 from iac_tui.sdk import acp
-from iac_tui.screens.sessions import SessionChoice, SessionPicker
+from iac_tui.screens.session_picker import SessionChoice, SessionPicker
 from iac_tui.screens.settings import SettingPicker
 from iac_tui.session_manager import error_text
 from iac_tui.state import Setting

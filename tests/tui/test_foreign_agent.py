@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from iac_tui.launch import AgentCommand
-from iac_tui.screens.sessions import SessionPicker
+from iac_tui.screens.session_picker import SessionPicker
 from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.tool_call import ToolCallPanel
 from tui_support import pending_question, send, turn_done, wait_until

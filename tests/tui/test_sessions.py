@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness import spawn_agent
-from iac_tui.screens.sessions import SessionPicker
+from iac_tui.screens.session_picker import SessionPicker
 from iac_tui.screens.settings import SettingPicker
 from iac_tui.widgets.message import AgentMessage, UserMessage
 from iac_tui.widgets.note import Note

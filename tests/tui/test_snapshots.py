@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import iac_tui.app
-from iac_tui.screens.sessions import SessionPicker
+from iac_tui.screens.session_picker import SessionPicker
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.plan import PlanView
