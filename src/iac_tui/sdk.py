@@ -36,5 +36,5 @@ acp = _OnFirstUse("acp")
 
 def load() -> None:
     """Import the SDK and the app's modules built on it (blocking: call it in a thread)."""
-    for name in ("acp", "acp.schema", "iac_tui.client", "iac_tui.connection", "iac_tui.mcp"):
+    for name in ("acp", "acp.schema", "iac_tui.client", "iac_tui.connection", "iac_tui.mcp_config"):
         importlib.import_module(name)

@@ -87,7 +87,7 @@ class SessionManager:
     def mcp_servers(self) -> list[Any]:
         """The config file's MCP servers for the agent; its problems are told once, after the
         session opens (`tell_mcp_problems`), so that entering the session does not clear them."""
-        from iac_tui.mcp import configured_servers  # imports the SDK's schema (iac_tui.sdk)
+        from iac_tui.mcp_config import configured_servers  # imports the SDK's schema (iac_tui.sdk)
 
         servers, problems = configured_servers(self.capabilities)
         if problems and not self._mcp_problems_told:
