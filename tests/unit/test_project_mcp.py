@@ -4,7 +4,7 @@ again."""
 
 from __future__ import annotations
 
-from iac_code.mcp_client.project import local_files
+from iac_code.agent.project_mcp import local_files
 from iac_code.mcp_client.servers import McpServerSpec
 
 
