@@ -2,19 +2,19 @@
 
 A `Diagnostic` names a file (absolute path), a 1-based line and column, a severity (`error`,
 `warning`, `info`), the id of the rule that found it (see `iac.rules`) and a message written for
-a person or a model. `diag(rule, ...)` is how a rule makes one: the severity is the rule's. A
-file found but not checked is a `Skipped`, with its reason.
+a person or a model; `iac.rules.diag(rule, ...)` is how a rule makes one (the severity is the
+rule's). A file found but not checked is a `Skipped`, with its reason. `hint` is how a message
+offers the name that was probably meant.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from iac_code.iac.rules import Rule
+from typing import Literal
 
 _LINE_NUMBERS = re.compile(r"(line |at |\.tf:|\.yaml:|\.yml:|\.tfvars:|\.json:)\d+")
 Severity = Literal["error", "warning", "info"]
@@ -50,7 +50,8 @@ class Skipped:
     reason: str
 
 
-def diag(rule: Rule, file: Path, line: int, column: int, message: str) -> Diagnostic:
-    """A finding of `rule` (its id and severity) at 1-based `line`/`column` of `file` (both
-    clamped to be >= 1: an unknown position is the file's start)."""
-    return Diagnostic(file, max(int(line or 1), 1), max(int(column or 1), 1), rule.severity, rule.id, message)
+def hint(name: str, names: Iterable[object], cutoff: float = 0.75) -> str:
+    """` (did you mean "x"?)` for the closest of `names` (as strings) to `name` when it is at
+    least `cutoff` alike (difflib's ratio, 0-1), else ""."""
+    close = difflib.get_close_matches(name, [str(n) for n in names], n=1, cutoff=cutoff)
+    return f' (did you mean "{close[0]}"?)' if close else ""

@@ -16,20 +16,13 @@ from pathlib import Path
 
 import pathspec
 
-from iac_code.iac.diagnostics import Diagnostic, Skipped, diag
-from iac_code.iac.rules import declare
+from iac_code.iac.diagnostics import Diagnostic, Skipped
+from iac_code.iac.rules import declare, diag
 from iac_code.iac.terraform.module import tf_kind
 
 UNREADABLE = declare("file.unreadable", "error", "the file cannot be read", kind="file")
 BINARY = declare("file.binary", "error", "an IaC file that is binary data", kind="file")
 ENCODING = declare("file.encoding", "error", "an IaC file that is not valid UTF-8", kind="file")
-INTERNAL = declare("internal", "warning", "the validator itself failed on a file (please report it); the file is not fully checked",
-                   kind="file")
-
-
-def internal_error(path: Path, message: str) -> Diagnostic:
-    """The finding for a failure of the validator itself on `path`."""
-    return diag(INTERNAL, path, 1, 1, message)
 
 MAX_BYTES = 5 << 20
 SKIP_DIRS = {".git", ".terraform", ".terragrunt-cache", "node_modules", "__pycache__", ".venv"}

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import declare
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import declare, diag
 
 SYNTAX = declare("json.syntax", "error", "JSON syntax error", kind="json", doc="Reported by the parser (the standard library's json).")
 DUPLICATE_KEY = declare("json.duplicate-key", "error", "a JSON object has the same key twice", kind="json", doc="""

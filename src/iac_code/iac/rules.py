@@ -32,13 +32,14 @@ import inspect
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, Severity, diag  # noqa: F401 - diag: what checks report with
+from iac_code.iac.diagnostics import Diagnostic, Severity
 
 MODULES: dict[str, tuple[str, ...]] = {
     # kind -> the modules defining its rules, imported when a file of the kind is checked
-    "file": ("iac_code.iac.discovery",),
+    "file": ("iac_code.iac.discovery", "iac_code.iac.rules"),
     "yaml": ("iac_code.iac.yamlsyntax",),
     "json": ("iac_code.iac.jsonsyntax",),
     "terraform": (
@@ -121,6 +122,21 @@ def declare(rule_id: str, severity: Severity, summary: str, *, kind: str, doc: s
     return _register(Rule(rule_id, severity, summary, kind, None, inspect.cleandoc(doc), module=module))
 
 
+def diag(rule: Rule, file: Path, line: int, column: int, message: str) -> Diagnostic:
+    """A finding of `rule` (its id and severity) at 1-based `line`/`column` of `file` (both
+    clamped to be >= 1: an unknown position is the file's start)."""
+    return Diagnostic(file, max(int(line or 1), 1), max(int(column or 1), 1), rule.severity, rule.id, message)
+
+
+INTERNAL = _register(Rule("internal", "warning", "the validator itself failed on a file (please report it); the file is not fully checked",
+                          "file", module="iac_code.iac.rules"))  # named: `python -m` runs this module as __main__ too
+
+
+def internal_error(path: Path, message: str) -> Diagnostic:
+    """The finding for a failure of the validator itself (a rule that raised) on `path`."""
+    return diag(INTERNAL, path, 1, 1, message)
+
+
 def rules(kind: str) -> list[Rule]:
     """The rules of `kind` in the order of `MODULES`, then of their definitions (imports the
     kind's modules)."""
@@ -167,8 +183,6 @@ def run(kind: str, target: Any, selection: Selection, where: Any) -> list[Diagno
     """The diagnostics of every enabled rule of `kind` with a check, on `target`; a rule that
     fails becomes one `internal` finding at `where` (a path) instead of ending the run (a
     target nested too deeply for Python's recursion limit gets one, and no more rules)."""
-    from iac_code.iac.discovery import internal_error
-
     out: list[Diagnostic] = []
     for r in rules(kind):
         if r.check is None or not selection.enabled(r.id):

@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 from iac_code.iac import cache
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import declare
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import declare, diag
 
 SYNTAX = declare("yaml.syntax", "error", "YAML syntax error", kind="yaml", doc="""
     Reported by the parser (PyYAML), at the opening quote or bracket when one is not closed.""")

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import declare
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import declare, diag
 from iac_code.iac.cloudformation.lint import REGIONS, CfnOptions
 
 NAMES = (".cfnlintrc", ".cfnlintrc.yaml", ".cfnlintrc.yml")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, Skipped, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic, Skipped
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.yamlsyntax import PosDict, locate
 
 _REF = re.compile(r"\.Values((?:\.[A-Za-z_][\w]*)+)")

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
+from iac_code.iac.diagnostics import Diagnostic
 from iac_code.iac.kubernetes.schema import Manifests
-from iac_code.iac.rules import rule
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.yamlsyntax import PosDict, PosList
 
 WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"}

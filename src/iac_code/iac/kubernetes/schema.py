@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.yamlsyntax import PosDict, locate
 
 if TYPE_CHECKING:

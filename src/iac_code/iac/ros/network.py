@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.ros.template import RosTemplate
 from iac_code.iac.yamlsyntax import PosDict, PosList
 

@@ -15,11 +15,11 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import Rule, rule
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import Rule, diag, rule
 from iac_code.iac.ros import resource_types
 from iac_code.iac.ros.resource_types import Shape
-from iac_code.iac.ros.template import RosTemplate, hint
+from iac_code.iac.ros.template import RosTemplate
 from iac_code.iac.yamlsyntax import PosDict, PosList
 
 # Types whose attributes are not a fixed list: a nested stack's outputs, a custom resource's data.

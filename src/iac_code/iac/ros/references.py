@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
-from iac_code.iac.ros.template import RosTemplate, hint, items
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import diag, rule
+from iac_code.iac.ros.template import RosTemplate, items
 from iac_code.iac.yamlsyntax import PosDict, PosList
 
 _SUB_VAR = re.compile(r"\$\{([^}!][^}]*)\}")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
-from iac_code.iac.ros.template import VERSION, RosTemplate, hint
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import diag, rule
+from iac_code.iac.ros.template import VERSION, RosTemplate
 from iac_code.iac.yamlsyntax import PosDict
 
 SECTIONS = {"ROSTemplateFormatVersion", "Description", "Metadata", "Parameters", "Mappings", "Conditions",

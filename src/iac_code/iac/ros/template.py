@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -55,7 +54,3 @@ def items(value: Any, pos: tuple[int, int]) -> Iterator[tuple[Any, tuple[int, in
         yield value, pos
 
 
-def hint(name: str, names: Iterable[Any]) -> str:
-    """` (did you mean "x"?)` for a close match of `name` among `names`, else ""."""
-    close = difflib.get_close_matches(name, [str(n) for n in names], n=1, cutoff=0.75)
-    return f' (did you mean "{close[0]}"?)' if close else ""

@@ -7,15 +7,14 @@ well-known list arguments given a plain string.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Token, Tree
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.terraform.evaluate import literal
 from iac_code.iac.terraform.hcl import Attr, Block, references
 from iac_code.iac.terraform.module import Decl, ModuleTarget
@@ -106,9 +105,7 @@ def unknown_argument(t: ModuleTarget) -> Iterator[Diagnostic]:
                 if inner.type == "lifecycle":
                     for a in inner.attrs:
                         if a.name not in LIFECYCLE:
-                            close = difflib.get_close_matches(a.name, LIFECYCLE, n=1, cutoff=0.75)
-                            yield diag(unknown_argument, d.file, a.line, a.column,
-                                       f'lifecycle has no argument "{a.name}"' + (f' (did you mean "{close[0]}"?)' if close else ""))
+                            yield diag(unknown_argument, d.file, a.line, a.column, f'lifecycle has no argument "{a.name}"{hint(a.name, LIFECYCLE)}')
 
 
 @rule("terraform.missing-argument", "error", "a required argument of a Terraform block is missing (module `source`, output `value`, ...)",

@@ -9,35 +9,12 @@ from pathlib import Path
 
 from lark import Tree
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
-from iac_code.iac.terraform.evaluate import literal
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.terraform.hcl import Block, references
-from iac_code.iac.terraform.module import Module, ModuleLoader, ModuleTarget
-from iac_code.iac.terraform.references import hint
+from iac_code.iac.terraform.module import Module, ModuleTarget, local_child, local_source_dir, source
 
 MODULE_META = frozenset({"source", "version", "count", "for_each", "providers", "depends_on"})
-
-
-def source(b: Block) -> str | None:
-    """A module call's `source` when it is a literal string."""
-    a = b.attr("source")
-    value = literal(a.expr) if a is not None and a.expr is not None else None
-    return value if isinstance(value, str) else None
-
-
-def local_source_dir(mod: Module, b: Block) -> Path | None:
-    """The directory of a module call's local `source` ("./…" or "../…"), or None."""
-    src = source(b)
-    if src is None or not src.startswith(("./", "../")):
-        return None
-    return (mod.dir / src).resolve()
-
-
-def local_child(mod: Module, b: Block, load: ModuleLoader) -> Module | None:
-    """The module a call with a local `source` runs (None: not local, or no Terraform files)."""
-    path = local_source_dir(mod, b)
-    return load(path) if path is not None else None
 
 
 def _calls(t: ModuleTarget) -> Iterator[tuple[Path, Block, Module | None]]:

@@ -16,8 +16,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import declare
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import declare, diag
 
 FMT = declare("terraform.fmt", "warning", "`terraform fmt -check` would reformat the file (needs terraform on PATH)", kind="terraform", doc="""
     Reported by `terraform fmt -check -diff` (or `tofu`), which the engine runs on batches of

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from lark import Tree
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.terraform.hcl import references
 from iac_code.iac.terraform.module import ModuleTarget
 

@@ -3,7 +3,8 @@
 `load_module(dir, files, read)` parses `.tf`, `.tf.json` and `.tfvars` files (through the
 content-keyed parse cache) and collects declarations with their positions, reporting syntax
 errors and duplicate declarations. `read(path) -> str | Diagnostic` supplies file text (so an
-edit can be checked before it is written).
+edit can be checked before it is written). `local_child(mod, call, load)`: the module a local module
+call runs.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any, TypeVar
 from lark import Tree
 
 from iac_code.iac import cache
-from iac_code.iac.diagnostics import Diagnostic, Skipped, diag
-from iac_code.iac.rules import declare, rule
+from iac_code.iac.diagnostics import Diagnostic, Skipped
+from iac_code.iac.rules import declare, diag, rule
 from iac_code.iac.terraform.hcl import Attr, Block, Body, HclSyntaxError, parse
 
 T = TypeVar("T")
@@ -206,6 +207,26 @@ def provider_alias(b: Block) -> str:
 
 def _where(file: Path, line: int, here: Path) -> str:
     return f"line {line}" if file == here else f"{file.name}:{line}"
+
+
+def source(b: Block) -> str | None:
+    """A module call's `source` when it is a literal string."""
+    a = b.attr("source")
+    return _literal_string(a) if a is not None and a.expr is not None else None
+
+
+def local_source_dir(mod: Module, b: Block) -> Path | None:
+    """The directory of a module call's local `source` ("./…" or "../…"), or None."""
+    src = source(b)
+    if src is None or not src.startswith(("./", "../")):
+        return None
+    return (mod.dir / src).resolve()
+
+
+def local_child(mod: Module, b: Block, load: ModuleLoader) -> Module | None:
+    """The module a call with a local `source` runs (None: not local, or no Terraform files)."""
+    path = local_source_dir(mod, b)
+    return load(path) if path is not None else None
 
 
 def _literal_string(a: Attr) -> str | None:

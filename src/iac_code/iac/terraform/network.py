@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 from lark import Token, Tree
 
 from iac_code.iac import cache
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.terraform.evaluate import UNKNOWN, Env, Located, evaluate, literal
 from iac_code.iac.terraform.hcl import Attr, Block, references
 from iac_code.iac.terraform.module import ModuleTarget

@@ -10,15 +10,14 @@ checked for undeclared names: the declarations in that file are unknown.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.terraform.hcl import Attr, Block, Call, Ref, references
-from iac_code.iac.terraform.module import Decl, Module, ModuleTarget
+from iac_code.iac.terraform.module import Decl, Module, ModuleTarget, local_child, source
 
 FUNCTIONS = frozenset(["abs", "abspath", "alltrue", "anytrue", "base64decode", "base64encode", "base64gunzip", "base64gzip", "base64sha256", "base64sha512", "basename", "bcrypt", "can", "ceil", "chomp", "chunklist", "cidrcontains", "cidrhost", "cidrnetmask", "cidrsubnet", "cidrsubnets", "coalesce", "coalescelist", "compact", "concat", "contains", "csvdecode", "dirname", "distinct", "element", "endswith", "ephemeralasnull", "file", "filebase64", "filebase64sha256", "filebase64sha512", "fileexists", "filemd5", "fileset", "filesha1", "filesha256", "filesha512", "flatten", "floor", "format", "formatdate", "formatlist", "indent", "index", "issensitive", "join", "jsondecode", "jsonencode", "keys", "length", "log", "lookup", "lower", "matchkeys", "max", "md5", "merge", "min", "nonsensitive", "one", "parseint", "pathexpand", "plantimestamp", "pow", "range", "regex", "regexall", "replace", "reverse", "rsadecrypt", "sensitive", "setintersection", "setproduct", "setsubtract", "setunion", "sha1", "sha256", "sha512", "signum", "slice", "sort", "split", "startswith", "strcontains", "strrev", "substr", "sum", "templatefile", "templatestring", "textdecodebase64", "textencodebase64", "timeadd", "timecmp", "timestamp", "title", "tobool", "tolist", "tomap", "tonumber", "toset", "tostring", "transpose", "trim", "trimprefix", "trimspace", "trimsuffix", "try", "type", "upper", "urldecode", "urlencode", "uuid", "uuidv5", "values", "yamldecode", "yamlencode", "zipmap"])
 BUILTIN_ROOTS = frozenset({"self", "path", "terraform"})
@@ -112,12 +111,6 @@ def _not_references(top: Block, b: Block, a: Attr) -> bool:
 def complete(t: ModuleTarget) -> bool:
     """Whether every file of the module was read: only then is a name nothing declares undeclared."""
     return not t.module.broken
-
-
-def hint(name: str, names: Iterable[str]) -> str:
-    """` (did you mean "x"?)` for a close match of `name` among `names`, else ""."""
-    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.75)
-    return f' (did you mean "{close[0]}"?)' if close else ""
 
 
 def _first(r: Ref) -> str | None:
@@ -291,8 +284,6 @@ def unexpected_instance_key(t: ModuleTarget) -> Iterator[Diagnostic]:
 def undeclared_module_output(t: ModuleTarget) -> Iterator[Diagnostic]:
     """Terraform: "Unsupported attribute; this object does not have an attribute named ...", for
     module calls whose `source` is a local directory."""
-    from iac_code.iac.terraform.calls import local_child, source
-
     mod = t.module
     for u in uses(t)[0]:
         name = _first(u.ref)

@@ -14,16 +14,15 @@ cannot say, nothing is said.
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lark import Tree
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import Rule, rule
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import Rule, diag, rule
 from iac_code.iac.terraform import schema
 from iac_code.iac.terraform.hcl import Attr, Block, references
 from iac_code.iac.terraform.module import Decl, Module, ModuleTarget, is_override
@@ -195,7 +194,7 @@ def unknown_resource_type(t: ModuleTarget) -> Iterator[Diagnostic]:
             names = list(provider.resources if b.type == "resource" else provider.data_sources)
             what = "data source" if b.type == "data" else "resource type"
             yield diag(unknown_resource_type, decl.file, b.line, b.column,
-                       f'{provider.name} {provider.version or ""} has no {what} "{b.labels[0]}"{_hint(b.labels[0], names)}'.replace("  ", " "))
+                       f'{provider.name} {provider.version or ""} has no {what} "{b.labels[0]}"{hint(b.labels[0], names, cutoff=0.8)}'.replace("  ", " "))
 
 
 @rule("terraform.resource-unknown-argument", "error", "an argument or block a resource/data source does not have (or one its provider computes)",
@@ -273,7 +272,7 @@ def _unknown(r: Rule, file: Path, line: int, column: int, where: str, name: str,
     if name in shape.computed:
         return diag(r, file, line, column, f'{where}: "{name}" is computed by the provider and cannot be set')
     names = sorted(shape.required | shape.optional | set(shape.blocks))
-    return diag(r, file, line, column, f'{where} has no {kind} "{name}"{_hint(name, names)}')
+    return diag(r, file, line, column, f'{where} has no {kind} "{name}"{hint(name, names, cutoff=0.8)}')
 
 
 @rule("terraform.resource-unknown-attribute", "error", "a reference to an attribute a resource/data source does not export", kind="terraform")
@@ -298,9 +297,4 @@ def resource_unknown_attribute(t: ModuleTarget) -> Iterator[Diagnostic]:
             continue
         names = sorted(shape.required | shape.optional | shape.computed | set(shape.blocks))
         yield diag(resource_unknown_attribute, use.file, r.line, r.column,
-                   f'{"data." if kind == "data" else ""}{root}.{steps[0]} has no attribute "{rest[0]}"{_hint(rest[0], names)}')
-
-
-def _hint(name: str, names: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.8)
-    return f' (did you mean "{close[0]}"?)' if close else ""
+                   f'{"data." if kind == "data" else ""}{root}.{steps[0]} has no attribute "{rest[0]}"{hint(rest[0], names, cutoff=0.8)}')

@@ -10,17 +10,16 @@ Anything unknown is skipped: no guessing, no false errors.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iac_code.iac.diagnostics import Diagnostic, diag
-from iac_code.iac.rules import rule
+from iac_code.iac.diagnostics import Diagnostic, hint
+from iac_code.iac.rules import diag, rule
 from iac_code.iac.terraform.evaluate import UNKNOWN, Env, evaluate, literal
 from iac_code.iac.terraform.hcl import Block, Body, references
-from iac_code.iac.terraform.module import Module, ModuleTarget
+from iac_code.iac.terraform.module import Module, ModuleTarget, local_child
 from iac_code.iac.terraform.typecheck import (
     ValueProblem,
     coerce,
@@ -61,8 +60,6 @@ def instances(t: ModuleTarget) -> tuple[list[Instance], list[ValueProblem]]:
 
 
 def _instances(t: ModuleTarget) -> tuple[list[Instance], list[ValueProblem]]:
-    from iac_code.iac.terraform.calls import local_child
-
     problems: list[ValueProblem] = []
     mod = t.module
     given: dict[str, tuple[Any, tuple[Path, int, int]]] = {}
@@ -172,9 +169,7 @@ def undeclared_tfvar(t: ModuleTarget) -> Iterator[Diagnostic]:
     for path, body in files:
         for a in body.attrs:
             if a.name not in mod.variables:
-                close = difflib.get_close_matches(a.name, list(mod.variables), n=1, cutoff=0.75)
-                yield diag(undeclared_tfvar, path, a.line, a.column,
-                           f'a value for undeclared variable "{a.name}"' + (f' (did you mean "{close[0]}"?)' if close else ""))
+                yield diag(undeclared_tfvar, path, a.line, a.column, f'a value for undeclared variable "{a.name}"{hint(a.name, mod.variables)}')
 
 
 @rule("terraform.for-each-list", "error", "`for_each` given a list or tuple instead of a map or set", kind="terraform")
