@@ -27,8 +27,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from iac_tui.answer_keys import KIND_KEYS, LETTER_GRACE
 from iac_tui.widgets.diff import FileChange, counts_label, diff_counts, make_diff_view
-from iac_tui.widgets.permission import KIND_KEYS, LETTER_GRACE
 
 
 class DiffReview(Screen[str | None]):

@@ -43,6 +43,7 @@ from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
+from iac_tui.answer_keys import ANSWER_LETTERS, KIND_KEYS, LETTER_GRACE
 from iac_tui.display import project_relative, strip_root
 from iac_tui.messages import PermissionRequested
 from iac_tui.widgets.diff import FileChange, diff_counts, wants_review
@@ -50,12 +51,9 @@ from iac_tui.widgets.diff import FileChange, diff_counts, wants_review
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
     from acp.schema import ToolCallUpdate
 
-KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
-ANSWER_LETTERS = frozenset(KIND_KEYS.values())
 DEFAULT_KINDS = ("allow_once", "reject_once")  # what a bare enter may pick, in this order of preference
 QUESTIONS = {"edit": "Allow this edit?", "execute": "Allow this command?", "delete": "Allow this deletion?", "move": "Allow this move?"}
 TYPING_WINDOW = 1.5  # seconds: a key in the prompt box this recent means the person was typing
-LETTER_GRACE = 0.5  # seconds an answer letter waits for a next key that would make it the start of a word
 
 
 def describe(tool_call: ToolCallUpdate, kind: str, title: str, root: Path) -> Content:
