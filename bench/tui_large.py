@@ -5,8 +5,9 @@
 - launch: `python -m iac_tui` in a pseudo-terminal (120x40) on the real `iac-code acp` (scripted
   model), from exec to ready for input: the prompt box drawn and a key typed at that moment
   echoed; and a minimal Textual app showing one Input, measured the same way in the same run
-  (alternated, median of `--repeat` runs each): the figure is the ratio. Also: exec to the
-  agent's session open ("new session" in the status bar).
+  (alternated, median of `--repeat` runs each): the figure is the ratio. Also the ratios of exec
+  to the prompt box drawn, and of the process's CPU time until ready (steadier on a loaded
+  machine), and exec to the agent's session open ("new session" in the status bar).
 - diffs: a foreign agent (in-process, the SDK's agent side over its memory transport) asks
   permission for one edit of 50 files of 21 lines; time from the agent sending the request to the
   question shown (the docked question up and a screen refresh done), and to the reviewer shown.
@@ -46,6 +47,7 @@ import tempfile
 import termios
 import time
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,17 +69,41 @@ Minimal().run()
 """
 
 
-def launch_once(argv: list[str], env: dict[str, str], session: bool) -> tuple[float | None, float | None]:
-    """Seconds from exec to ready for input (the prompt's placeholder drawn and a key typed then
-    echoed), and to "new session" on the screen when `session` (None: not within 60 s)."""
+PLACEHOLDER = b"sk the agent"
+"""The prompt box's placeholder as it is first drawn: its first letter is the cursor, drawn in
+another style (so "Ask the agent" only shows once the cursor blinks off, up to a second later)."""
+
+
+def process_cpu(pid: int) -> float:
+    """The CPU seconds (user + system, all threads) process `pid` has used so far."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Launch:
+    """One launch, in seconds from exec (None: not within 60 s): the prompt box drawn, a key
+    typed at that moment echoed (ready for input), and the process's CPU time at that moment;
+    "new session" on the screen."""
+
+    drawn: float | None = None
+    ready: float | None = None
+    ready_cpu: float | None = None
+    opened: float | None = None
+
+
+def launch_once(argv: list[str], env: dict[str, str], session: bool) -> Launch:
+    """Run `python argv` in a 120x40 pseudo-terminal; type a key once the prompt box shows;
+    wait for its echo (and for "new session" on the screen when `session`)."""
     start = time.monotonic()
     pid, fd = pty.fork()
     if pid == 0:  # the child: the app, in the pseudo-terminal
         os.execve(sys.executable, [sys.executable, *argv], env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     seen = b""
-    ready = opened = None
-    typed = False
+    run = Launch()
+    mark = 0
     while time.monotonic() - start < 60:
         readable, _, _ = select.select([fd], [], [], 0.005)
         if readable:
@@ -85,14 +111,16 @@ def launch_once(argv: list[str], env: dict[str, str], session: bool) -> tuple[fl
                 seen += os.read(fd, 1 << 16)
             except OSError:
                 break
-        if not typed and b"Ask the agent" in seen:
+        if run.drawn is None and PLACEHOLDER in seen:
+            run.drawn = time.monotonic() - start
             os.write(fd, b"Q")  # typed as soon as the prompt box shows
-            typed, mark = True, len(seen)
-        if typed and ready is None and b"Q" in seen[mark:]:
-            ready = time.monotonic() - start
-        if session and opened is None and b"new session" in seen:
-            opened = time.monotonic() - start
-        if ready is not None and (opened is not None or not session):
+            mark = len(seen)
+        if run.drawn is not None and run.ready is None and b"Q" in seen[mark:]:
+            run.ready = time.monotonic() - start
+            run.ready_cpu = process_cpu(pid)
+        if session and run.opened is None and b"new session" in seen:
+            run.opened = time.monotonic() - start
+        if run.ready is not None and (run.opened is not None or not session):
             break
     os.write(fd, b"\x11")  # ctrl+q
     time.sleep(0.3)
@@ -102,7 +130,7 @@ def launch_once(argv: list[str], env: dict[str, str], session: bool) -> tuple[fl
         pass
     os.waitpid(pid, 0)
     os.close(fd)
-    return ready, opened
+    return run
 
 
 def bench_launch(repeat: int) -> list[tuple[str, str]]:
@@ -112,24 +140,28 @@ def bench_launch(repeat: int) -> list[tuple[str, str]]:
     script.write_text(json.dumps({"turns": []}))
     env = dict(os.environ, IAC_CODE_MODEL="scripted", IAC_CODE_SCRIPT=str(script), IAC_CODE_CONFIG_DIR=str(work / "cfg"), TERM="xterm-256color", HOME=str(work))
     env["PYTHONPATH"] = os.environ.get("TUI_BENCH_SRC", str(ROOT / "src")) + os.pathsep + env.get("PYTHONPATH", "")  # another checkout, to compare
-    app, minimal, sessions = [], [], []
+    app: list[Launch] = []
+    minimal: list[Launch] = []
     for _ in range(repeat):
-        ready, opened = launch_once(["-m", "iac_tui", str(work)], env, session=True)
-        if ready is not None:
-            app.append(ready)
-        if opened is not None:
-            sessions.append(opened)
-        ready, _ = launch_once(["-c", MINIMAL_APP], env, session=False)
-        if ready is not None:
-            minimal.append(ready)
-    if not app or not minimal:
+        app.append(launch_once(["-m", "iac_tui", str(work)], env, session=True))
+        minimal.append(launch_once(["-c", MINIMAL_APP], env, session=False))
+
+    def median(runs: list[Launch], field: str) -> float | None:
+        values = [getattr(r, field) for r in runs if getattr(r, field) is not None]
+        return statistics.median(values) if values else None
+
+    figures = {field: (median(app, field), median(minimal, field)) for field in ("drawn", "ready", "ready_cpu")}
+    if any(a is None or m is None for a, m in figures.values()):
         return [("launch -> ready for input", "did not get ready")]
-    a, m = statistics.median(app), statistics.median(minimal)
-    runs = lambda ts: ", ".join(f"{t:.2f}" for t in ts)  # noqa: E731
+    (drawn, drawn_min), (ready, ready_min), (cpu, cpu_min) = figures.values()
+    assert drawn and drawn_min and ready and ready_min and cpu and cpu_min
+    runs = lambda ts: ", ".join(f"{t.ready:.2f}" for t in ts if t.ready is not None)  # noqa: E731
+    opened = median(app, "opened")
     return [
-        ("launch -> ready for input (prompt drawn, a key typed then echoed)", f"{a:.2f} s (runs: {runs(app)}): x{a / m:.2f} a minimal Textual app with one Input"),
-        ("  the minimal app, same run", f"{m:.2f} s (runs: {runs(minimal)})"),
-        ("  launch -> the agent's session open (\"new session\")", f"{statistics.median(sessions):.2f} s" if sessions else "did not open"),
+        ("launch -> ready for input (prompt drawn, a key typed then echoed)", f"x{ready / ready_min:.2f} a minimal Textual app with one Input: {ready:.2f} s (runs: {runs(app)}) vs {ready_min:.2f} s (runs: {runs(minimal)})"),
+        ("  launch -> prompt box drawn", f"x{drawn / drawn_min:.2f}: {drawn:.2f} s vs {drawn_min:.2f} s"),
+        ("  the app process's CPU time until ready", f"x{cpu / cpu_min:.2f}: {cpu:.2f} s vs {cpu_min:.2f} s"),
+        ("  launch -> the agent's session open (\"new session\")", f"{opened:.2f} s" if opened is not None else "did not open"),
     ]
 
 
