@@ -218,7 +218,7 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         self.status.set_cwd(self.cwd_label)
         self.status.set_title("starting the agent…")
         self.indicator.start("Starting the agent…", hint="")
-        self.start_agent()
+        self.call_after_refresh(self.start_agent)  # behind the first paint: see `start_agent`
         if not self.is_headless:
             self._handle_quit_signals()
 
@@ -258,7 +258,13 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
     # ----- the agent process -----
 
     def start_agent(self) -> None:
-        """Spawn the agent (again) in a worker."""
+        """Connect the agent (again) in a worker, which first imports the SDK in a thread.
+
+        At launch this runs once the first screen is drawn (`on_mount`): the import (~1.3 s)
+        shares the interpreter with the app, and begun before the first paint it slowed the
+        paint by about a third. The agent's process itself is started earlier, by `iac-tui`
+        before Textual is imported (`agent_process`): a process of its own, it competes for a
+        core, not for the interpreter."""
         self.agent_state = "starting"
         self.run_worker(self._run_agent(), group="agent", exclusive=True, exit_on_error=False, name="agent")
 

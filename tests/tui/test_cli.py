@@ -96,6 +96,29 @@ def test_an_import_of_the_sdk_elsewhere_gets_the_same_classes():
     assert out.stdout.strip() == "True True"
 
 
+async def test_the_sdk_starts_loading_once_the_prompt_box_is_drawn(tmp_path, monkeypatch):
+    """The SDK's import (~1.3 s, in a thread) shares the interpreter with the app: started
+    before the first paint it slowed the paint by about a third (`bench/tui_large.py --only
+    launch`), so the app starts the agent once its screen is drawn."""
+    from iac_tui import sdk
+    from iac_tui.app import IacTui
+
+    regions = []
+
+    def load() -> None:  # what the screen showed when the load began; then no agent (none is needed here)
+        regions.append(app.prompt_box.region)
+        raise RuntimeError("no SDK in this test")
+
+    monkeypatch.setattr(sdk, "load", load)
+    app = IacTui(tmp_path, animations=False, history_file=None, log_dir=tmp_path / "logs")
+    async with app.run_test(size=(100, 30)) as pilot:
+        while not regions:
+            await pilot.pause(0.01)
+        await pilot.press(*"hi")
+        assert app.prompt_box.text == "hi"
+    assert regions[0].height > 0 and regions[0].width > 0
+
+
 async def test_the_prompt_box_takes_keys_while_the_sdk_loads(ws, monkeypatch):
     """The SDK loads behind the drawn app (in a thread): typing works before the agent is connected."""
     import threading
