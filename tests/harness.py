@@ -1,12 +1,24 @@
-"""Test harness: spawn the real `iac-code acp` process and drive it with the ACP SDK's client.
+"""Test harness: the agent (`IacAgent`) driven by the ACP SDK's client, in a process or in this one.
 
-    async with spawn_agent(tmp_path, script=[...]) as agent:
+    async with serve_agent(tmp_path, script=[...]) as agent:   # or spawn_agent(...)
         session = await agent.new_session()
         result = await agent.prompt(session, "hello")
         assert agent.text(session) == "..."
 
-Every test that uses it runs the agent as a subprocess on the scripted model, with its config
-dir inside the test's temporary directory (nothing touches `~/.iac-code` or the network).
+This module decides which agent a test gets, by the two names:
+
+- `spawn_agent` (and `spawn_raw`, raw JSON-RPC lines) start the real `iac-code acp` process:
+  for every promise the process keeps (stdio framing, signals, lifetime and exit, the command
+  sandbox and the credentials hand-off, pids, stderr and log files, claims between processes,
+  what the real binary refuses). These tests are the contract tier (`e2e`, tests/tiers.py).
+- `serve_agent` serves `IacAgent` in the test's own process and event loop, on an in-memory
+  connection with the same wire layer as stdio (`WireTransport`; every message goes through
+  JSON both ways), with the environment and working directory a spawned agent would have: for
+  the session logic (sessions, prompt turns, replay, storage, modes, permissions, tools). Same
+  `AgentUnderTest` API (its `proc` is None); these tests are the fast tier.
+
+Both run the scripted model with the config dir inside the test's temporary directory (nothing
+touches `~/.iac-code` or the network).
 """
 
 from __future__ import annotations
@@ -17,12 +29,13 @@ import json
 import os
 import sys
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import acp
+from acp._transport import memory_transport_pair  # the SDK's in-memory pair (as acp/sdk_patch.py uses it)
 from acp.schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -34,6 +47,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
 )
+from acp.transports import default_environment
 
 LINE_LIMIT = 50 * 1024 * 1024
 
@@ -210,6 +224,99 @@ async def spawn_agent(
             agent = AgentUnderTest(conn, proc, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"]))
             agent.raw = raw
             yield agent
+
+
+class JsonTransport:
+    """The client's end of an in-memory connection, passing every message through JSON both
+    ways as the wire does (a value that does not survive `json.dumps` fails here as on stdio)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._inner.send(json.loads(json.dumps(message)))
+
+    async def receive(self) -> dict[str, Any] | None:
+        message = await self._inner.receive()
+        return None if message is None else json.loads(json.dumps(message, allow_nan=False))
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+@contextlib.contextmanager
+def agent_process_state(workdir: Path, env: dict[str, str]) -> Iterator[None]:
+    """While inside: `os.environ` is what a spawned agent's would be (the SDK's inherited
+    variables plus `env`) and the working directory is `workdir`; both restored after."""
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    spawned = {**default_environment(), **env}
+    os.environ.clear()
+    os.environ.update(spawned)
+    os.chdir(workdir)
+    try:
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+
+
+@contextlib.asynccontextmanager
+async def serve_agent(
+    workdir: Path,
+    script: list[dict[str, Any]] | Path | None = None,
+    client: RecordingClient | None = None,
+    env: dict[str, str] | None = None,
+    initialize: bool = True,
+) -> AsyncIterator[AgentUnderTest]:
+    """`spawn_agent`'s agent served in this process (see the module docstring); same arguments.
+
+    On exit the client's connection closes, as `spawn_agent` closes the agent's stdin: the
+    agent's input ends and it shuts down as `iac-code acp` does (`IacAgent.shutdown`, then
+    what still cleans up gets up to `stdio.CLEANUP_SECONDS`).
+    """
+    from acp.agent.connection import AgentSideConnection
+
+    from iac_code.acp.lifetime import let_cleanups_finish
+    from iac_code.acp.server import IacAgent
+    from iac_code.acp.stdio import CLEANUP_SECONDS
+    from iac_code.acp.transport import WireTransport
+    from iac_code.config import load_settings
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    script_path: Path | None
+    if isinstance(script, list):
+        script_path = write_script(workdir.parent / f"script-{os.urandom(4).hex()}.json", script)
+    else:
+        script_path = script
+    full_env = agent_env(workdir, script_path, **(env or {}))
+    client = client or RecordingClient()
+    raw: list[dict[str, Any]] = []
+
+    def observe(event: Any) -> None:
+        if event.direction.value == "incoming":
+            raw.append(event.message)
+
+    with agent_process_state(workdir, full_env):
+        agent_end, client_end = memory_transport_pair()
+        served = IacAgent(load_settings())
+        agent_conn = AgentSideConnection(served, WireTransport(agent_end, on_end=served.shutdown), listening=True, use_unstable_protocol=True)
+        conn = acp.connect_to_agent(client, JsonTransport(client_end), observers=[observe], use_unstable_protocol=True)
+        try:
+            if initialize:
+                await conn.initialize(
+                    protocol_version=acp.PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(),
+                    client_info=Implementation(name="iac-code-tests", version="0"),
+                )
+            agent = AgentUnderTest(conn, None, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"]))
+            agent.raw = raw
+            yield agent
+        finally:
+            await conn.close()
+            await served.shutdown()  # a second time is a no-op (the end of input ran it)
+            await agent_conn.close()
+            await let_cleanups_finish(CLEANUP_SECONDS)  # as `iac-code acp` lets them before it exits
 
 
 async def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:

@@ -7,7 +7,7 @@ import json
 import os
 
 from acp.schema import AgentMessageChunk
-from harness import RecordingClient, spawn_agent, wait_for
+from harness import RecordingClient, serve_agent, wait_for
 
 SLOW = {"blocks": [{"type": "text", "text": " ".join(f"word{i}" for i in range(200))}], "chunk_delay_ms": 100}
 NEXT = {"blocks": [{"type": "text", "text": "second answer"}]}
@@ -19,7 +19,7 @@ async def _cancel_soon(agent, sid, until) -> None:
 
 
 async def test_cancel_while_streaming(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[SLOW, NEXT]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[SLOW, NEXT]) as agent:
         sid = await agent.new_session()
         prompt = asyncio.create_task(agent.prompt(sid, "talk a lot"))
         await _cancel_soon(agent, sid, lambda: len(agent.updates(sid, AgentMessageChunk)) >= 3)
@@ -50,7 +50,7 @@ async def test_cancel_during_a_permission_prompt(tmp_path):
         await holder["agent"].conn.cancel(session_id=call.session_id)
 
     client = RecordingClient(answers=["cancelled"], on_permission=cancel_then_answer)
-    async with spawn_agent(tmp_path / "proj", script=[write, NEXT], client=client) as agent:
+    async with serve_agent(tmp_path / "proj", script=[write, NEXT], client=client) as agent:
         holder["agent"] = agent
         sid = await agent.new_session()
         result = await asyncio.wait_for(agent.prompt(sid, "write"), 10)
@@ -66,7 +66,7 @@ async def test_cancel_kills_a_running_bash_with_its_process_group(tmp_path):
     command = f"sleep 1000 & echo $! > {pidfile}; echo $$ >> {pidfile}; wait"
     bash = {"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": command}}]}
     env = {"IAC_CODE_PERMISSION_MODE": "bypass_permissions", "IAC_CODE_SANDBOX": "off"}  # the pid file is outside the project
-    async with spawn_agent(tmp_path / "proj", script=[bash, NEXT], env=env) as agent:
+    async with serve_agent(tmp_path / "proj", script=[bash, NEXT], env=env) as agent:
         sid = await agent.new_session()
         prompt = asyncio.create_task(agent.prompt(sid, "run"))
         await wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2, timeout=20)
@@ -95,7 +95,7 @@ async def test_cancel_kills_a_running_bash_with_its_process_group(tmp_path):
 
 
 async def test_cancel_of_an_idle_or_unknown_session_is_harmless(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[NEXT]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[NEXT]) as agent:
         sid = await agent.new_session()
         await agent.conn.cancel(session_id=sid)
         await agent.conn.cancel(session_id="no-such-session")

@@ -10,7 +10,7 @@ import acp
 import pytest
 from acp.schema import ImageContentBlock, UserMessageChunk
 from fake_anthropic import FakeAnthropic, message, text
-from harness import spawn_agent
+from harness import serve_agent
 
 PNG = bytes.fromhex(  # a 1x1 PNG
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -25,7 +25,7 @@ def seen(reply: str) -> dict:
 
 
 async def test_an_image_reaches_the_model_and_is_replayed_on_load(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[seen("a diagram of two subnets")]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[seen("a diagram of two subnets")]) as agent:
         sid = await agent.new_session()
         result = await agent.conn.prompt(session_id=sid, prompt=[acp.text_block("what is this?"), acp.image_block(DATA, "image/png", uri="file:///p/net.png")])
         assert result.stop_reason == "end_turn" and agent.text(sid) == "a diagram of two subnets"
@@ -43,7 +43,7 @@ async def test_an_image_file_inside_the_project_is_read_by_uri(tmp_path):
     project = tmp_path / "proj"
     project.mkdir()
     (project / "net.png").write_bytes(PNG)
-    async with spawn_agent(project, script=[seen("read from the file")]) as agent:
+    async with serve_agent(project, script=[seen("read from the file")]) as agent:
         sid = await agent.new_session()
         block = ImageContentBlock(type="image", data="", mime_type="image/png", uri=(project / "net.png").as_uri())
         result = await agent.conn.prompt(session_id=sid, prompt=[acp.text_block("look"), block])
@@ -60,7 +60,7 @@ UNUSABLE = [  # (block, what the error says); one agent plays them all (a spawn 
 
 
 async def test_an_unusable_image_gets_a_clear_error_and_the_session_goes_on(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[{"blocks": [{"type": "text", "text": "fine"}]}]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[{"blocks": [{"type": "text", "text": "fine"}]}]) as agent:
         sid = await agent.new_session()
         for block, why in UNUSABLE:
             with pytest.raises(acp.RequestError) as caught:
@@ -74,7 +74,7 @@ async def test_claude_gets_the_image_as_a_base64_image_block(tmp_path):
     with FakeAnthropic() as fake:
         fake.add(message(text("Two subnets.")), message(text("Still two.")))
         env = {"IAC_CODE_MODEL": "claude-sonnet-4-6", "ANTHROPIC_API_KEY": "sk-test-images", "ANTHROPIC_BASE_URL": fake.url}
-        async with spawn_agent(tmp_path / "proj", env=env) as agent:
+        async with serve_agent(tmp_path / "proj", env=env) as agent:
             sid = await agent.new_session()
             await agent.conn.prompt(session_id=sid, prompt=[acp.text_block("what is this?"), acp.image_block(DATA, "image/png")])
             await agent.prompt(sid, "sure?")

@@ -1,11 +1,12 @@
-"""initialize, session/new, modes, models and config options, through the real agent process."""
+"""initialize, session/new, modes, models and config options: on raw lines to the real agent process,
+and through the SDK's client to the agent in process."""
 
 from __future__ import annotations
 
 import acp
 import pytest
 from acp.schema import AvailableCommandsUpdate, ConfigOptionUpdate, CurrentModeUpdate
-from harness import spawn_agent, spawn_raw, wait_for
+from harness import serve_agent, spawn_raw, wait_for
 from iac_code.providers.models import default_claude_model  # a Claude model the installed SDK lists
 
 
@@ -78,7 +79,7 @@ async def test_new_session_result_has_modes_models_and_config_options(tmp_path):
     [("relative/dir", "absolute"), ("/definitely/not/here", "no such directory")],
 )
 async def test_new_session_rejects_bad_cwd_naming_the_field(tmp_path, cwd, why):
-    async with spawn_agent(tmp_path / "proj") as agent:
+    async with serve_agent(tmp_path / "proj") as agent:
         with pytest.raises(acp.RequestError) as err:
             await agent.conn.new_session(cwd=cwd, mcp_servers=[])
     assert err.value.code == -32602
@@ -86,7 +87,7 @@ async def test_new_session_rejects_bad_cwd_naming_the_field(tmp_path, cwd, why):
 
 
 async def test_new_session_without_credentials_for_a_claude_model_is_an_auth_error(tmp_path):
-    async with spawn_agent(tmp_path / "proj", env={"IAC_CODE_MODEL": default_claude_model()}) as agent:
+    async with serve_agent(tmp_path / "proj", env={"IAC_CODE_MODEL": default_claude_model()}) as agent:
         with pytest.raises(acp.RequestError) as err:
             await agent.new_session()
     assert err.value.code == -32000
@@ -94,7 +95,7 @@ async def test_new_session_without_credentials_for_a_claude_model_is_an_auth_err
 
 
 async def test_available_commands_arrive_after_new_session(tmp_path):
-    async with spawn_agent(tmp_path / "proj") as agent:
+    async with serve_agent(tmp_path / "proj") as agent:
         session = await agent.new_session()
         await wait_for(lambda: agent.updates(session, AvailableCommandsUpdate))
         (update,) = agent.updates(session, AvailableCommandsUpdate)
@@ -102,7 +103,7 @@ async def test_available_commands_arrive_after_new_session(tmp_path):
 
 
 async def test_set_config_option_changes_values_and_rejects_unknowns(tmp_path):
-    async with spawn_agent(tmp_path / "proj") as agent:
+    async with serve_agent(tmp_path / "proj") as agent:
         session = await agent.new_session()
         response = await agent.conn.set_config_option(config_id="thought_level", session_id=session, value="high")
         current = {o.id: o for o in response.config_options}
@@ -142,7 +143,7 @@ async def test_config_set_alias_and_set_mode(tmp_path):
 
 
 async def test_set_mode_announces_the_config_change(tmp_path):
-    async with spawn_agent(tmp_path / "proj") as agent:
+    async with serve_agent(tmp_path / "proj") as agent:
         session = await agent.new_session()
         await agent.conn.set_session_mode(session_id=session, mode_id="plan")
         await wait_for(lambda: agent.updates(session, ConfigOptionUpdate))

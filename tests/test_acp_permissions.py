@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from harness import RecordingClient, spawn_agent
+from harness import RecordingClient, serve_agent
 
 
 def write(path: str, content: str) -> dict:
@@ -18,7 +18,7 @@ def say(text: str, match: str | None = None) -> dict:
 
 
 async def test_allow_once_runs_the_tool_and_the_request_matches_the_call(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[write("main.tf", "# vpc\n"), say("written")]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[write("main.tf", "# vpc\n"), say("written")]) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "write it")
         assert result.stop_reason == "end_turn"
@@ -40,7 +40,7 @@ async def test_allow_once_runs_the_tool_and_the_request_matches_the_call(tmp_pat
 async def test_reject_once_tells_the_model_and_the_turn_goes_on(tmp_path):
     script = [write("main.tf", "x"), say("ok, I will not write", match="Permission denied.")]
     client = RecordingClient(answers=["reject_once"])
-    async with spawn_agent(tmp_path / "proj", script=script, client=client) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, client=client) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "write it")
         assert result.stop_reason == "end_turn"
@@ -55,7 +55,7 @@ async def test_reject_once_tells_the_model_and_the_turn_goes_on(tmp_path):
 async def test_always_answers_hold_for_the_session(tmp_path, answer, written):
     script = [write("a.tf", "a"), write("b.tf", "b"), say("done")]
     client = RecordingClient(answers=[answer])
-    async with spawn_agent(tmp_path / "proj", script=script, client=client) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, client=client) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "write both")
         assert len(agent.client.permissions) == 1
@@ -67,7 +67,7 @@ async def test_always_answers_hold_for_the_session(tmp_path, answer, written):
 async def test_a_cancelled_answer_ends_the_turn_cancelled(tmp_path):
     script = [write("main.tf", "x"), say("never said")]
     client = RecordingClient(answers=["cancelled"])
-    async with spawn_agent(tmp_path / "proj", script=script, client=client) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, client=client) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "write it")
         assert result.stop_reason == "cancelled"
@@ -82,7 +82,7 @@ async def test_decision_follows_the_option_kind_not_its_position(tmp_path):
     # an option id the agent did not offer is treated as a rejection
     script = [write("main.tf", "x"), say("fine")]
     client = RecordingClient(answers=["approve_everything"])
-    async with spawn_agent(tmp_path / "proj", script=script, client=client) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, client=client) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "write")
         # the client was asked, and its answer was read as a rejection (not as, say, the first option)
@@ -95,7 +95,7 @@ async def test_decision_follows_the_option_kind_not_its_position(tmp_path):
 
 async def test_accept_edits_mode_writes_inside_cwd_without_asking(tmp_path):
     script = [write("main.tf", "x"), say("done")]
-    async with spawn_agent(tmp_path / "proj", script=script, env={"IAC_CODE_PERMISSION_MODE": "accept_edits"}) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, env={"IAC_CODE_PERMISSION_MODE": "accept_edits"}) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "write")
         assert agent.client.permissions == []
@@ -107,7 +107,7 @@ async def test_writes_outside_cwd_always_ask(tmp_path, mode):
     outside = tmp_path / "elsewhere.tf"
     script = [write(str(outside), "x"), write(str(outside), "y"), say("done")]
     client = RecordingClient(answers=["allow_always", "reject_once"])
-    async with spawn_agent(tmp_path / "proj", script=script, client=client) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, client=client) as agent:
         sid = await agent.new_session()
         await agent.conn.set_session_mode(session_id=sid, mode_id=mode)
         await agent.prompt(sid, "write outside")
@@ -118,7 +118,7 @@ async def test_writes_outside_cwd_always_ask(tmp_path, mode):
 
 async def test_plan_mode_refuses_writes_without_running_or_asking(tmp_path):
     script = [write("main.tf", "x"), say("understood", match="Plan mode is read-only")]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         await agent.conn.set_session_mode(session_id=sid, mode_id="plan")
         await agent.prompt(sid, "write")
@@ -131,7 +131,7 @@ async def test_plan_mode_refuses_writes_without_running_or_asking(tmp_path):
 async def test_bash_asks_in_accept_edits_and_runs_in_bypass(tmp_path):
     cmd = {"blocks": [{"type": "tool_use", "name": "bash", "input": {"command": "echo hi > out.txt"}}]}
     script = [cmd, say("one"), cmd, say("two")]
-    async with spawn_agent(tmp_path / "proj", script=script, client=RecordingClient(answers=["reject_once"])) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, client=RecordingClient(answers=["reject_once"])) as agent:
         sid = await agent.new_session()
         await agent.conn.set_session_mode(session_id=sid, mode_id="accept_edits")
         await agent.prompt(sid, "run")
@@ -151,7 +151,7 @@ async def test_reading_outside_cwd_asks(tmp_path):
     (tmp_path / "proj").mkdir()
     (tmp_path / "proj" / "main.tf").write_text("inside\n")
     client = RecordingClient(answers=["reject_once"])
-    async with spawn_agent(tmp_path / "proj", script=[inside, read, say("done")], client=client) as agent:
+    async with serve_agent(tmp_path / "proj", script=[inside, read, say("done")], client=client) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "read both")
         assert len(agent.client.permissions) == 1

@@ -15,7 +15,7 @@ from acp.schema import (
     ToolCallStart,
     UsageUpdate,
 )
-from harness import spawn_agent, wait_for
+from harness import serve_agent, wait_for
 
 TEXT = {"type": "text", "text": "All done."}
 PNG = bytes.fromhex(  # a 1x1 PNG
@@ -35,7 +35,7 @@ async def test_content_blocks_reach_the_model(tmp_path):
         turn({"type": "text", "text": "saw resource"}, match='<resource uri="file:///p/main.tf">\nresource "x" {}\n</resource>'),
         turn({"type": "text", "text": "saw link"}, match="[resource link: vars.tf <file:///p/vars.tf>"),
     ]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         blocks = [
             acp.image_block(base64.b64encode(PNG).decode(), "image/png"),
@@ -56,7 +56,7 @@ async def test_updates_stream_in_order_before_the_result(tmp_path):
             {"type": "text", "text": "First part. Second part."},
         )
     ]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "Explain the VPC layout")
         kinds = [type(u).__name__ for u in agent.updates(sid) if not isinstance(u, UsageUpdate)]
@@ -73,7 +73,7 @@ async def test_updates_stream_in_order_before_the_result(tmp_path):
 
 @pytest.mark.parametrize("stop", ["max_tokens", "refusal"])
 async def test_model_stop_reasons(tmp_path, stop):
-    async with spawn_agent(tmp_path / "proj", script=[turn(TEXT, stop_reason=stop)]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[turn(TEXT, stop_reason=stop)]) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "go")).stop_reason == stop
 
@@ -81,7 +81,7 @@ async def test_model_stop_reasons(tmp_path, stop):
 async def test_max_turn_requests(tmp_path):
     plan = {"type": "tool_use", "name": "update_plan", "input": {"entries": [{"content": "step"}]}}
     script = [turn(plan)] * 5
-    async with spawn_agent(tmp_path / "proj", script=script, env={"IAC_CODE_MAX_TURNS": "3"}) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, env={"IAC_CODE_MAX_TURNS": "3"}) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "loop forever")
         assert result.stop_reason == "max_turn_requests"
@@ -90,7 +90,7 @@ async def test_max_turn_requests(tmp_path):
 
 
 async def test_script_exhausted_says_so(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[turn(TEXT)]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[turn(TEXT)]) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "one")
         result = await agent.prompt(sid, "two")
@@ -101,7 +101,7 @@ async def test_script_exhausted_says_so(tmp_path):
 async def test_usage_is_summed_over_every_model_call(tmp_path):
     plan = {"type": "tool_use", "name": "update_plan", "input": {"entries": [{"content": "step"}]}}
     script = [turn(plan), turn(plan), turn(TEXT)]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "three calls")
         calls = agent.updates(sid, UsageUpdate)
@@ -118,7 +118,7 @@ async def test_tool_call_lifecycle_keeps_one_id(tmp_path):
     unknown = {"type": "tool_use", "name": "launch_rockets", "input": {}}
     bad_input = {"type": "tool_use", "name": "update_plan", "input": {"entries": "not a list"}}
     script = [turn(plan, unknown, bad_input), turn(TEXT)]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "plan it")
         assert result.stop_reason == "end_turn"
@@ -142,7 +142,7 @@ async def test_tool_call_lifecycle_keeps_one_id(tmp_path):
 
 async def test_a_second_prompt_on_a_busy_session_is_refused(tmp_path):
     slow = turn({"type": "text", "text": "one two three four five six"}, chunk_delay_ms=150)
-    async with spawn_agent(tmp_path / "proj", script=[slow, turn(TEXT)]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[slow, turn(TEXT)]) as agent:
         sid = await agent.new_session()
         first = asyncio.create_task(agent.prompt(sid, "slow please"))
         await wait_for(lambda: agent.updates(sid, AgentMessageChunk))
@@ -163,7 +163,7 @@ async def test_provider_errors_are_reported_and_the_session_goes_on(tmp_path):
         turn({"type": "text", "text": "Starting "}, {"type": "error", "kind": "overloaded", "message": "try later"}),
         turn(TEXT),
     ]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "go")
         assert result.stop_reason == "end_turn"
@@ -173,7 +173,7 @@ async def test_provider_errors_are_reported_and_the_session_goes_on(tmp_path):
 
 
 async def test_thoughts_only_turn(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[turn({"type": "thinking", "thinking": "hmm"})]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[turn({"type": "thinking", "thinking": "hmm"})]) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "think")).stop_reason == "end_turn"
         assert [u.content.text for u in agent.updates(sid, AgentThoughtChunk)] == ["hmm"]
@@ -182,7 +182,7 @@ async def test_thoughts_only_turn(tmp_path):
 async def test_slash_commands(tmp_path):
     plan = {"type": "tool_use", "name": "update_plan", "input": {"entries": [{"content": "x"}]}}
     script = [turn(plan), turn(TEXT), turn(TEXT)]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "/help")
         assert "`/compact`" in agent.text(sid) and "`update_plan`" in agent.text(sid)

@@ -7,7 +7,7 @@ a new agent process loads the session, and the replayed updates are compared wit
 from __future__ import annotations
 
 from acp.schema import AgentPlanUpdate, ToolCallProgress, ToolCallStart
-from harness import spawn_agent
+from harness import serve_agent
 
 PLAN_ENTRIES = [
     {"content": "Tag the bucket", "status": "in_progress", "priority": "high"},
@@ -45,12 +45,12 @@ async def test_replay_sends_diffs_and_the_plan_as_live(tmp_path):
     project = tmp_path / "proj"
     project.mkdir()
     (project / "main.tf").write_text(MAIN_TF)
-    async with spawn_agent(project, script=SCRIPT) as agent:
+    async with serve_agent(project, script=SCRIPT) as agent:
         agent.client.answers = ["allow_once", "allow_once", "reject_once"]
         sid = await agent.new_session()
         await agent.prompt(sid, "tag the bucket")
         live = agent.updates(sid)
-    async with spawn_agent(project, script=SCRIPT) as agent:
+    async with serve_agent(project, script=SCRIPT) as agent:
         await agent.conn.load_session(cwd=str(project), session_id=sid, mcp_servers=[])
         replayed = agent.updates(sid)
 

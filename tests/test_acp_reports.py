@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from harness import spawn_agent
+from harness import serve_agent
 
 
 def say(text: str) -> dict:
@@ -13,7 +13,7 @@ def say(text: str) -> dict:
 
 
 async def test_a_compaction_that_would_not_shrink_the_context_is_not_reported_as_done(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[say("hello"), say("fine")]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[say("hello"), say("fine")]) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "hi")
         await agent.prompt(sid, "and now?")
@@ -32,7 +32,7 @@ async def test_a_compaction_that_would_not_shrink_the_context_is_not_reported_as
 
 async def test_a_turn_ended_by_a_model_error_reports_the_usage_of_its_requests(tmp_path):
     failing = {"blocks": [{"type": "text", "text": "I will start by "}, {"type": "error", "kind": "overloaded", "message": "busy"}]}
-    async with spawn_agent(tmp_path / "proj", script=[failing]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[failing]) as agent:
         sid = await agent.new_session()
         result = await agent.prompt(sid, "do the thing")
         assert result.stop_reason == "end_turn"

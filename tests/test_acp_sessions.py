@@ -17,7 +17,7 @@ from acp.schema import (
     ToolCallStart,
     UserMessageChunk,
 )
-from harness import spawn_agent, wait_for
+from harness import serve_agent, spawn_agent, wait_for
 
 PLAN = {"type": "tool_use", "name": "update_plan", "input": {"entries": [{"content": "Check the VPC"}]}}
 SCRIPT = [
@@ -29,7 +29,7 @@ SCRIPT = [
 
 
 async def _first_session(tmp_path) -> str:
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "Review the network")).stop_reason == "end_turn"
     return sid
@@ -37,7 +37,7 @@ async def _first_session(tmp_path) -> str:
 
 async def test_load_replays_the_whole_history_before_answering(tmp_path):
     sid = await _first_session(tmp_path)
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT) as agent:
         response = await agent.conn.load_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         # everything was replayed before the response arrived
         replay = [u for u in agent.updates(sid) if not type(u).__name__.startswith(("AvailableCommands", "SessionInfo"))]
@@ -64,7 +64,7 @@ async def test_load_replays_the_whole_history_before_answering(tmp_path):
 
 async def test_fork_is_persisted_at_once_and_independent(tmp_path):
     sid = await _first_session(tmp_path)
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
         forked = await agent.conn.fork_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         fid = forked.session_id
         assert fid != sid
@@ -72,7 +72,7 @@ async def test_fork_is_persisted_at_once_and_independent(tmp_path):
         # the fork can be prompted right away; its history is a copy
         assert (await agent.prompt(fid, "continue on the branch")).stop_reason == "end_turn"
     # a new process sees both; the original did not get the fork's turn
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT) as agent:
         listed = await agent.conn.list_sessions(cwd=str(agent.workdir))
         assert {s.session_id for s in listed.sessions} == {sid, fid}
         await agent.conn.load_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
@@ -84,14 +84,14 @@ async def test_fork_is_persisted_at_once_and_independent(tmp_path):
 
 
 async def test_fork_of_unknown_session(tmp_path):
-    async with spawn_agent(tmp_path / "proj") as agent:
+    async with serve_agent(tmp_path / "proj") as agent:
         with pytest.raises(acp.RequestError) as err:
             await agent.conn.fork_session(cwd=str(agent.workdir), session_id="nope", mcp_servers=[])
     assert err.value.code == -32602 and "sessionId" in err.value.data
 
 
 async def test_resume_live_and_from_disk_without_replay(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "Review the network")
         before = len(agent.updates(sid))
@@ -99,7 +99,7 @@ async def test_resume_live_and_from_disk_without_replay(tmp_path):
         await asyncio.sleep(0.2)
         replayed = [u for u in agent.updates(sid)[before:] if not type(u).__name__.startswith(("AvailableCommands", "SessionInfo"))]
         assert replayed == []
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
         response = await agent.conn.resume_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         assert response.modes.current_mode_id == "default"
         assert "sessionId" not in agent.raw_result("models")
@@ -112,7 +112,7 @@ async def test_resume_live_and_from_disk_without_replay(tmp_path):
 
 
 async def test_close_then_prompt_is_an_error_naming_the_session(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT) as agent:
         sid = await agent.new_session()
         await agent.conn.close_session(session_id=sid)
         with pytest.raises(acp.RequestError) as err:
@@ -131,7 +131,7 @@ async def test_list_is_newest_first_with_titles_and_paging(tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     script = [{"blocks": [{"type": "text", "text": "ok"}]}] * 60
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         ids = []
         for i in range(55):
             sid = await agent.new_session()
@@ -161,7 +161,7 @@ async def test_four_concurrent_sessions_never_cross(tmp_path):
         {"match": f"session {i}", "blocks": [{"type": "text", "text": " ".join([f"s{i}"] * 30)}], "chunk_delay_ms": 5}
         for i in range(4)
     ]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sids = [await agent.new_session() for _ in range(4)]
         results = await asyncio.gather(*(agent.prompt(s, f"session {i}") for i, s in enumerate(sids)))
         assert [r.stop_reason for r in results] == ["end_turn"] * 4
@@ -183,7 +183,7 @@ async def test_a_killed_server_loses_at_most_the_message_in_flight(tmp_path):
         await wait_for(lambda: "slow" in agent.text(sid))
         os.kill(agent.proc.pid, signal.SIGKILL)
         await agent.proc.wait()
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
         await agent.conn.load_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         users = [u.content.text for u in agent.updates(sid, UserMessageChunk)]
         assert users == ["first question", "second question"]
@@ -204,7 +204,7 @@ async def test_a_dangling_tool_use_is_repaired_on_load(tmp_path):
     with open(history, "a") as f:
         f.write(json.dumps(dangling) + "\n")
         f.write('{"type": "message", "message": {"role": "us')  # a torn last line
-    async with spawn_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
+    async with serve_agent(tmp_path / "proj", script=SCRIPT[2:]) as agent:
         await agent.conn.load_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         calls = agent.tool_calls(sid)
         final = calls["toolu_dangling"][-1]
@@ -227,7 +227,7 @@ async def test_secrets_never_reach_session_files_or_logs(tmp_path):
 
 async def test_attached_files_are_replayed_as_resource_blocks(tmp_path):
     script = [{"blocks": [{"type": "text", "text": "seen"}]}]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         await agent.conn.prompt(
             session_id=sid,
@@ -237,7 +237,7 @@ async def test_attached_files_are_replayed_as_resource_blocks(tmp_path):
                 acp.resource_link_block("vars.tf", "file:///p/vars.tf"),
             ],
         )
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         await agent.conn.load_session(cwd=str(agent.workdir), session_id=sid, mcp_servers=[])
         text, embedded, link = [u.content for u in agent.updates(sid, UserMessageChunk)]
     assert text.text == "check these"

@@ -1,4 +1,5 @@
-"""End to end on a Claude model: `iac-code acp` spawned against the fake Messages API.
+"""End to end on a Claude model against the fake Messages API: the first test spawns `iac-code
+acp` (its log file is checked), the others serve the agent in process (tests/harness.py).
 
 A prompt runs a permission-gated `write_file` and ends `end_turn` with usage; the requests carry
 the key, the system prompt, the tools and the tool result; the key never reaches the agent's log
@@ -14,7 +15,7 @@ import acp
 import pytest
 from acp.schema import AgentMessageChunk, ClientCapabilities, Implementation, ToolCallStart, UsageUpdate
 from fake_anthropic import STALL, FakeAnthropic, cut_before, message, text, tool_use
-from harness import spawn_agent, wait_for
+from harness import serve_agent, spawn_agent, wait_for
 
 from iac_code.providers.models import default_claude_model
 
@@ -82,14 +83,14 @@ async def test_a_claude_prompt_writes_a_file_after_permission(tmp_path, fake):
 async def test_a_claude_model_is_the_default_when_credentials_are_present(tmp_path, fake):
     fake.add(message(text("Hi.")))
     env = {"IAC_CODE_MODEL": "", "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.url}
-    async with spawn_agent(tmp_path / "proj", env=env) as agent:
+    async with serve_agent(tmp_path / "proj", env=env) as agent:
         session = await agent.new_session()
         assert (await agent.prompt(session, "hello")).stop_reason == "end_turn"
     assert fake.bodies[0]["model"] == default_claude_model()
 
 
 async def test_without_credentials_a_claude_session_needs_authentication(tmp_path):
-    async with spawn_agent(tmp_path / "proj", env={"IAC_CODE_MODEL": MODEL}, initialize=False) as agent:
+    async with serve_agent(tmp_path / "proj", env={"IAC_CODE_MODEL": MODEL}, initialize=False) as agent:
         init = await agent.conn.initialize(
             protocol_version=acp.PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(),
@@ -114,7 +115,7 @@ async def test_a_cancelled_claude_turn_reports_the_usage_of_its_requests(tmp_pat
         cut_before(message(text("The VPC looks fine so far", pieces=5), input_tokens=1300, cache_read=700), "message_delta") + [STALL],
     )
     env = {"IAC_CODE_MODEL": MODEL, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.url}
-    async with spawn_agent(workdir, env=env) as agent:
+    async with serve_agent(workdir, env=env) as agent:
         session = await agent.new_session()
         prompt = asyncio.create_task(agent.prompt(session, "Check main.tf"))
         await wait_for(lambda: len(agent.updates(session, AgentMessageChunk)) >= 5, timeout=20)

@@ -1,9 +1,10 @@
-"""MCP servers end to end: the real `iac-code acp` connects a real MCP server (tests/mcp_probe_server.py,
+"""MCP servers end to end: the agent connects a real MCP server (tests/mcp_probe_server.py,
 on the `mcp` SDK's MCPServer) given in `session/new`, over stdio, Streamable HTTP and SSE.
 
 The model sees the server's tools as `mcp__<server>__<tool>` with their schemas; a read-only tool
 runs without asking, a writing one asks; `isError` fails the call; a server that cannot start or
-dies mid-call is reported and the session goes on; no server process outlives its session.
+dies mid-call is reported and the session goes on; no server process outlives its session (checked
+with the real `iac-code acp` process; the other tests serve the agent in process, tests/harness.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 from acp.schema import HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer, ToolCallStart
 from fake_anthropic import FakeAnthropic, message, text, tool_use
-from harness import RecordingClient, spawn_agent, wait_for
+from harness import RecordingClient, serve_agent, spawn_agent, wait_for
 
 PROBE = str(Path(__file__).with_name("mcp_probe_server.py"))
 
@@ -94,7 +95,7 @@ async def test_the_model_is_offered_the_servers_tools_with_their_schemas(tmp_pat
             message(text("It said hi.")),
         )
         env = {"IAC_CODE_MODEL": "claude-sonnet-4-6", "ANTHROPIC_API_KEY": "sk-test-mcp-0123456789", "ANTHROPIC_BASE_URL": fake.url}
-        async with spawn_agent(workdir, env=env) as agent:
+        async with serve_agent(workdir, env=env) as agent:
             session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
             result = await agent.prompt(session, "echo hi")
             assert result.stop_reason == "end_turn"
@@ -115,7 +116,7 @@ async def test_read_only_tool_runs_without_asking_a_writing_one_asks(tmp_path):
         done("Permission denied", "Not allowed."),
     ]
     client = McpClient(answers=["allow_once", "reject_once"])
-    async with spawn_agent(workdir, script=script, client=client) as agent:
+    async with serve_agent(workdir, script=script, client=client) as agent:
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
         assert (await agent.prompt(session, "first")).stop_reason == "end_turn"
         assert (await agent.prompt(session, "second")).stop_reason == "end_turn"
@@ -143,7 +144,7 @@ async def test_allow_always_remembers_that_one_tool(tmp_path):
         done("", "end"),
     ]
     client = McpClient(answers=["allow_always", "reject_once"])
-    async with spawn_agent(workdir, script=script, client=client) as agent:
+    async with serve_agent(workdir, script=script, client=client) as agent:
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
         await agent.prompt(session, "go")
         asked = [p.tool_call.title for p in client.permissions]
@@ -158,7 +159,7 @@ async def test_results_is_error_fails_the_call_images_and_links_become_markers(t
         turn("go", call("mcp__probe__fail", reason="quota exceeded"), call("mcp__probe__picture")),
         done("quota", "It failed."),
     ]
-    async with spawn_agent(workdir, script=script) as agent:
+    async with serve_agent(workdir, script=script) as agent:
         caps = agent.raw_result("agentCapabilities")["agentCapabilities"]
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
         result = await agent.prompt(session, "go")
@@ -178,7 +179,7 @@ async def test_a_server_that_cannot_start_is_reported_and_the_session_goes_on(tm
     workdir = tmp_path / "proj"
     script = [turn("go", call("mcp__probe__echo", text="still here")), done("still here", "Fine.")]
     client = McpClient()
-    async with spawn_agent(workdir, script=script, client=client) as agent:
+    async with serve_agent(workdir, script=script, client=client) as agent:
         servers = [stdio("broken", "crash"), stdio(), McpServerStdio(name="ghost", command="/nonexistent/mcp-server", args=[], env=[])]
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=servers)).session_id
         result = await agent.prompt(session, "go")
@@ -202,7 +203,7 @@ async def test_a_server_that_dies_mid_call_is_reported_and_the_session_goes_on(t
         turn("again", call("mcp__probe__echo", text="x")),
         done("Unknown tool", "Its tools are gone."),
     ]
-    async with spawn_agent(workdir, script=script) as agent:
+    async with serve_agent(workdir, script=script) as agent:
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
         first = await agent.prompt(session, "go")
         update = final(by_tool(agent, session)["probe: crash"])
@@ -260,7 +261,7 @@ async def test_load_reconnects_the_servers_and_stops_the_replaced_ones(tmp_path)
         turn("after", call("mcp__probe__echo", text="two")),
         done("echo: two", "Second."),
     ]
-    async with spawn_agent(workdir, script=script) as agent:
+    async with serve_agent(workdir, script=script) as agent:
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
         await agent.prompt(session, "before")
         [old] = pids(workdir)
@@ -305,7 +306,7 @@ async def test_the_same_over_http(tmp_path, transport):
         done("nope", "Failed."),
     ]
     client = McpClient(answers=["allow_once"])
-    async with http_probe(server_dir, transport) as url, spawn_agent(workdir, script=script, client=client) as agent:
+    async with http_probe(server_dir, transport) as url, serve_agent(workdir, script=script, client=client) as agent:
         server_cls = HttpMcpServer if transport == "http" else SseMcpServer
         server = server_cls(type=transport, name="web", url=url, headers=[HttpHeader(name="X-Probe", value="1")])
         session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[server])).session_id

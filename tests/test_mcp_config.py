@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from harness import RecordingClient, spawn_agent
+from harness import RecordingClient, serve_agent
 from test_headless import run
 from test_mcp import PROBE, alive, by_tool, call, done, final, output_text, pids, turn
 
@@ -63,7 +63,7 @@ async def test_a_projects_mcp_json_asks_once_and_is_remembered(tmp_path):
         done("echo: 3", "Echoed 3."),
     ]
     client = RecordingClient(answers=["reject_once", "allow_always"])
-    async with spawn_agent(workdir, script=script, client=client) as agent:
+    async with serve_agent(workdir, script=script, client=client) as agent:
         refused = await agent.new_session()
         assert (await agent.prompt(refused, "one")).stop_reason == "end_turn"
         assert not (workdir / "pids.log").exists()
@@ -84,7 +84,7 @@ async def test_a_projects_mcp_json_asks_once_and_is_remembered(tmp_path):
 
     mcp_json.write_text(json.dumps({"mcpServers": {"local": probe_entry(), "other": probe_entry()}}))
     client = RecordingClient(answers=["reject_always"])
-    async with spawn_agent(workdir, script=[done("", "ok"), done("", "ok")], client=client) as agent:
+    async with serve_agent(workdir, script=[done("", "ok"), done("", "ok")], client=client) as agent:
         for _ in range(2):
             await agent.prompt(await agent.new_session(), "four")
         asked_again = [p.tool_call.title for p in client.permissions]
@@ -105,7 +105,7 @@ async def test_the_question_shows_command_and_env_and_a_changed_local_script_ask
     (workdir / ".mcp.json").write_text(json.dumps({"mcpServers": {"local": entry}}))
     script = [done("", "one"), done("", "two")]
     client = RecordingClient(answers=["allow_always"])
-    async with spawn_agent(workdir, script=script, client=client) as agent:
+    async with serve_agent(workdir, script=script, client=client) as agent:
         await agent.prompt(await agent.new_session(), "one")
         await agent.prompt(await agent.new_session(), "two")  # remembered: no second question
     [asked] = client.permissions
@@ -123,6 +123,6 @@ async def test_the_question_shows_command_and_env_and_a_changed_local_script_ask
     with open(workdir / "server.py", "a", encoding="utf-8") as f:
         f.write("\n# changed\n")
     client = RecordingClient(answers=["reject_once"])
-    async with spawn_agent(workdir, script=[done("", "three")], client=client) as agent:
+    async with serve_agent(workdir, script=[done("", "three")], client=client) as agent:
         await agent.prompt(await agent.new_session(), "three")
     assert [p.tool_call.title for p in client.permissions] == [TITLE]  # the script changed: asked again

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from acp.schema import ToolCallProgress, ToolCallStart
-from harness import RecordingClient, spawn_agent, wait_for
+from harness import RecordingClient, serve_agent, wait_for
 
 
 def use(name: str, **input: Any) -> dict:
@@ -76,7 +76,7 @@ async def test_read_and_search_tools_run_without_asking(tmp_path):
         ),
         say("looked around"),
     ]
-    async with spawn_agent(root, script=script) as agent:
+    async with serve_agent(root, script=script) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "look")).stop_reason == "end_turn"
         assert agent.client.permissions == []
@@ -112,7 +112,7 @@ async def test_write_file_asks_with_the_diff_and_reports_it(tmp_path):
     (root / "modules" / "vpc" / "outputs.tf").write_text('output "id" {\n  value = aws_vpc.this.id\n}\n')
     new = 'output "id" {\n  value = module.vpc.id\n}\n'
     script = [turn(use("write_file", path="outputs.tf", content=new)), say("written")]
-    async with spawn_agent(root, script=script) as agent:
+    async with serve_agent(root, script=script) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "write")).stop_reason == "end_turn"
         path = str(root.resolve() / "outputs.tf")
@@ -134,7 +134,7 @@ async def test_write_file_asks_with_the_diff_and_reports_it(tmp_path):
 async def test_a_new_file_diff_has_no_old_text(tmp_path):
     root = project(tmp_path)
     script = [turn(use("write_file", path="envs/dev/backend.tf", content="terraform {}\n")), say("ok")]
-    async with spawn_agent(root, script=script) as agent:
+    async with serve_agent(root, script=script) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "write")
         (diff,) = agent.client.permissions[0].tool_call.content
@@ -145,7 +145,7 @@ async def test_a_new_file_diff_has_no_old_text(tmp_path):
 async def test_edit_file_asks_with_the_diff_and_points_at_the_changed_line(tmp_path):
     root = project(tmp_path)
     script = [turn(use("edit_file", path="modules/vpc/main.tf", old_string="var.cidr", new_string='"10.0.0.0/16"')), say("edited")]
-    async with spawn_agent(root, script=script) as agent:
+    async with serve_agent(root, script=script) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "edit")).stop_reason == "end_turn"
         path = str(root.resolve() / "modules" / "vpc" / "main.tf")
@@ -169,7 +169,7 @@ async def test_edit_file_asks_with_the_diff_and_points_at_the_changed_line(tmp_p
 async def test_an_edit_that_cannot_apply_fails_without_asking(tmp_path):
     root = project(tmp_path)
     script = [turn(use("edit_file", path="main.tf", old_string="nothing like this", new_string="x")), say("sorry", match="not found")]
-    async with spawn_agent(root, script=script) as agent:
+    async with serve_agent(root, script=script) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "edit")).stop_reason == "end_turn"
         assert agent.client.permissions == []
@@ -183,7 +183,7 @@ async def test_bash_asks_with_the_command_and_reports_output_and_exit_code(tmp_p
     root = project(tmp_path)
     command = "echo formatted; ls modules"
     script = [turn(use("bash", command=command, description="Check formatting")), say("ran")]
-    async with spawn_agent(root, script=script) as agent:
+    async with serve_agent(root, script=script) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "run")).stop_reason == "end_turn"
         (request,) = agent.client.permissions
@@ -202,7 +202,7 @@ async def test_bash_asks_with_the_command_and_reports_output_and_exit_code(tmp_p
 async def test_a_failing_command_ends_failed_with_its_exit_code(tmp_path):
     root = project(tmp_path)
     script = [turn(use("bash", command="echo broken >&2; exit 3")), say("it failed", match="Exit code: 3")]
-    async with spawn_agent(root, script=script, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
+    async with serve_agent(root, script=script, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "run")
         call = merged(the_call(agent, sid, "Run `echo broken >&2; exit 3`")[1])
@@ -220,7 +220,7 @@ SUBAGENT_SCRIPT = [
 
 async def test_agent_runs_a_sub_agent_and_returns_its_answer(tmp_path):
     root = project(tmp_path)
-    async with spawn_agent(root, script=SUBAGENT_SCRIPT) as agent:
+    async with serve_agent(root, script=SUBAGENT_SCRIPT) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "survey")).stop_reason == "end_turn"
         (request,) = agent.client.permissions
@@ -241,7 +241,7 @@ async def test_cancel_reaches_a_running_sub_agent(tmp_path):
     root = project(tmp_path)
     slow = {"blocks": [{"type": "text", "text": " ".join(f"w{i}" for i in range(300))}], "chunk_delay_ms": 100, "match": "Find every"}
     script = [SUBAGENT_SCRIPT[0], slow, say("second prompt answered", match="next")]
-    async with spawn_agent(root, script=script, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
+    async with serve_agent(root, script=script, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
         sid = await agent.new_session()
         prompt = asyncio.create_task(agent.prompt(sid, "survey"))
         await wait_for(lambda: bool(agent.tool_calls(sid)), timeout=20)
@@ -276,7 +276,7 @@ async def test_web_fetch_asks_once_per_host_and_returns_markdown(tmp_path):
         root = project(tmp_path)
         script = [turn(use("web_fetch", url=url)), turn(use("web_fetch", url=url + "/more")), say("fetched")]
         client = RecordingClient(answers=["allow_always"])
-        async with spawn_agent(root, script=script, client=client, env={"IAC_CODE_ALLOW_PRIVATE_FETCH": "1"}) as agent:
+        async with serve_agent(root, script=script, client=client, env={"IAC_CODE_ALLOW_PRIVATE_FETCH": "1"}) as agent:
             sid = await agent.new_session()
             assert (await agent.prompt(sid, "fetch")).stop_reason == "end_turn"
             [asked] = agent.client.permissions  # the second fetch from the host runs unasked
@@ -295,7 +295,7 @@ async def test_web_fetch_asks_once_per_host_and_returns_markdown(tmp_path):
 async def test_web_fetch_refuses_private_addresses_by_default(tmp_path):
     root = project(tmp_path)
     script = [turn(use("web_fetch", url="http://127.0.0.1:9/")), say("refused", match="IAC_CODE_ALLOW_PRIVATE_FETCH")]
-    async with spawn_agent(root, script=script) as agent:
+    async with serve_agent(root, script=script) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "fetch")
         assert list(agent.final_status(sid).values()) == ["failed"]
@@ -310,7 +310,7 @@ async def test_writes_outside_the_cwd_ask_even_when_permissions_are_bypassed(tmp
         say("done"),
     ]
     client = RecordingClient(default_answer="allow_always")
-    async with spawn_agent(root, script=script, client=client, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
+    async with serve_agent(root, script=script, client=client, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
         sid = await agent.new_session()
         await agent.prompt(sid, "write")
         (request,) = agent.client.permissions

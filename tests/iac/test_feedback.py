@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness import spawn_agent
+from harness import serve_agent
 
 from iac_code.core.events import DiffContent, TextContent
 from iac_code.tools.base import ToolContext
@@ -59,7 +59,7 @@ async def test_scripted_model_fixes_the_undeclared_variable_it_introduced(tmp_pa
             use("edit_file", path="main.tf", old_string="var.aws_region", new_string="var.region")]},
         {"match": "Edited main.tf", "blocks": [{"type": "text", "text": "Fixed."}]},
     ]
-    async with spawn_agent(root, script=script, env={"IAC_CODE_PERMISSION_MODE": "accept_edits"}) as agent:
+    async with serve_agent(root, script=script, env={"IAC_CODE_PERMISSION_MODE": "accept_edits"}) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "rename the output's variable")).stop_reason == "end_turn"
         calls = list(agent.tool_calls(sid).values())
