@@ -1,19 +1,47 @@
-"""Slash commands: what a session does with a prompt that starts with `/` and names one of them."""
+"""Slash commands: what a session does with a prompt that starts with `/` and names one of them.
+
+A command is given what it uses of the session (`CommandSession`), not the session itself.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from iac_code.agent import compaction
 from iac_code.agent.loop import TurnResult
 from iac_code.config import MODES
+from iac_code.core.conversation import Conversation
 from iac_code.core.events import EventSink, Notice, UsageUpdated
-from iac_code.core.provider import ProviderError, Usage
+from iac_code.core.provider import Provider, ProviderError, Usage
 from iac_code.tools.registry import ToolRegistry
 
-if TYPE_CHECKING:
-    from iac_code.agent.session import Session
+
+class CommandSession(Protocol):
+    """What the slash commands use of a session (`agent.session.Session` is one)."""
+
+    @property
+    def conversation(self) -> Conversation:
+        """The session's conversation (`/clear` empties it, `/compact` summarises it)."""
+        ...
+
+    @property
+    def tools(self) -> ToolRegistry:
+        """The session's built-in tools (`/help` lists them)."""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model id `/compact` summarises with."""
+        ...
+
+    def context_window(self) -> int:
+        """The current model's context window in tokens."""
+        ...
+
+    async def provider(self) -> Provider:
+        """The provider of the current model."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +60,7 @@ COMMANDS = (
 )
 
 
-async def run_command(session: Session, name: str, args: str, emit: EventSink) -> TurnResult:
+async def run_command(session: CommandSession, name: str, args: str, emit: EventSink) -> TurnResult:
     """Run the slash command `name` (one of `COMMANDS`) in `session`; report through `emit`.
 
     `/clear` empties the conversation, `/compact` summarises older turns (a failed summary is
