@@ -95,7 +95,7 @@ class LoopRig:
             conversation=self.conversation,
             gate=PermissionGate(PermissionPolicy("default"), self.prompter),
             emit=self._emit,
-            context=lambda: ToolContext(cwd=cwd, config_dir=cwd / ".config"),
+            context=lambda **call: ToolContext(cwd=cwd, config_dir=cwd / ".config", **call),
             config=LoopConfig(model=MODEL, system_prompt="You are a test.", **config),
         )
 

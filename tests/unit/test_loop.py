@@ -1,14 +1,16 @@
-"""The agent loop in process: a tool that raises fails its own call, never the turn."""
+"""The agent loop in process: a tool that raises fails its own call, never the turn; a call's
+context is complete when the permission gate sees it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from iac_code.agent import subagent
 from iac_code.agent.loop import AgentLoop, LoopConfig
 from iac_code.agent.permissions import PermissionGate, PermissionPolicy
 from iac_code.core.conversation import Conversation, user_text
-from iac_code.core.events import ToolCallUpdated
+from iac_code.core.events import TextContent, ToolCallStarted, ToolCallUpdated
 from iac_code.providers.scripted import ScriptedProvider
 from iac_code.tools.base import Tool, ToolContext, ToolInput, ToolPreview, ToolResult
 from iac_code.tools.registry import ToolRegistry
@@ -68,7 +70,7 @@ async def test_a_tool_that_raises_outside_run_fails_only_its_call(tmp_path: Path
         conversation=conversation,
         gate=PermissionGate(PermissionPolicy("default"), Allow()),
         emit=emit,
-        context=lambda: ToolContext(cwd=tmp_path, config_dir=tmp_path / "cfg"),
+        context=lambda **call: ToolContext(cwd=tmp_path, config_dir=tmp_path / "cfg", **call),
         config=LoopConfig(model="scripted", system_prompt="test"),
     )
     result = await loop.run(user_text("go"))
@@ -81,3 +83,55 @@ async def test_a_tool_that_raises_outside_run_fails_only_its_call(tmp_path: Path
     results = conversation.messages[2].tool_results()
     assert [r.is_error for r in results] == [True, True]
     assert conversation.messages[-1].text() == "carried on"
+
+
+class Watched(Tool):
+    """Records what its context offers when the gate previews the call, and reports progress."""
+
+    name = "watched"
+    description = "an edit that reports progress"
+    input_model = Empty
+    kind = "edit"
+    category = "write"
+
+    def __init__(self) -> None:
+        self.at_preview: dict[str, bool] = {}
+
+    async def preview(self, params, ctx) -> ToolPreview | None:  # noqa: ANN001
+        self.at_preview = {name: getattr(ctx, name) is not None for name in ("progress", "emit", "run_subagent")}
+        return None
+
+    async def run(self, params, ctx):  # noqa: ANN001, ANN201
+        await ctx.report([TextContent("half way")])
+        return ToolResult("done")
+
+
+async def test_the_gate_sees_a_complete_context_and_progress_reaches_the_calls_own_panel(tmp_path: Path):
+    script = tmp_path / "script.json"
+    use = {"type": "tool_use", "name": "watched", "input": {}}
+    script.write_text(json.dumps({"turns": [{"blocks": [use]}, {"blocks": [{"type": "text", "text": "ok"}]}]}))
+    events = []
+
+    async def emit(event):  # noqa: ANN001
+        events.append(event)
+
+    class Allow:
+        async def ask(self, request):  # noqa: ANN001, ANN201
+            return "allow_once"
+
+    tool = Watched()
+    loop = AgentLoop(
+        provider=ScriptedProvider(script),
+        tools=ToolRegistry([tool]),
+        conversation=Conversation(),
+        gate=PermissionGate(PermissionPolicy("default"), Allow()),
+        emit=emit,
+        context=lambda **call: ToolContext(cwd=tmp_path, config_dir=tmp_path / "cfg", **call),
+        config=LoopConfig(model="scripted", system_prompt="test"),
+        subagents=subagent.starter,
+    )
+    assert (await loop.run(user_text("go"))).stop_reason == "end_turn"
+    assert tool.at_preview == {"progress": True, "emit": True, "run_subagent": True}
+    progress = [e for e in events if isinstance(e, ToolCallUpdated) and e.content == [TextContent("half way")]]
+    started = [e.tool_call_id for e in events if isinstance(e, ToolCallStarted)]
+    assert len(started) == 1 and [e.tool_call_id for e in progress] == started

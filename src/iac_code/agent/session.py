@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from iac_code.agent import attachments
+from iac_code.agent import attachments, subagent
 from iac_code.agent.commands import COMMANDS, run_command
 from iac_code.agent.loop import INTERRUPTED, AgentLoop, LoopConfig, TurnResult
 from iac_code.agent.permissions import PermissionGate, PermissionPolicy, PermissionPrompter
@@ -39,7 +39,7 @@ from iac_code.session_store.store import (
     now,
     title_from,
 )
-from iac_code.tools.base import ToolContext
+from iac_code.tools.base import ProgressSink, SubagentRunner, ToolContext
 from iac_code.tools.client_interfaces import ClientFiles, ClientTerminals
 from iac_code.tools.registry import ToolRegistry, default_registry
 from iac_code.tools.sandbox import Sandbox, detect, private_space, remove_space
@@ -215,8 +215,11 @@ class Session:
             return self._provider.context_window(self.model)
         return self.settings.context_window or 200_000
 
-    def tool_context(self) -> ToolContext:
-        """A fresh context for one tool call."""
+    def tool_context(
+        self, *, progress: ProgressSink | None = None, emit: EventSink | None = None, run_subagent: SubagentRunner | None = None
+    ) -> ToolContext:
+        """A fresh context for one tool call (a `ToolContextFactory`): the session's directory,
+        secrets, client parts and sandbox, with the call's `progress`, `emit` and `run_subagent`."""
         return ToolContext(
             cwd=self.cwd,
             config_dir=self.settings.config_dir,
@@ -225,6 +228,9 @@ class Session:
             files=self.files,
             terminals=self.terminals,
             sandbox=self.sandbox(),
+            progress=progress,
+            emit=emit,
+            run_subagent=run_subagent,
         )
 
     def sandbox(self) -> Sandbox | None:
@@ -355,6 +361,7 @@ class Session:
             gate=PermissionGate(self.policy, prompter),
             emit=emit,
             context=self.tool_context,
+            subagents=subagent.starter,
             config=LoopConfig(
                 model=self.model,
                 system_prompt=build_system_prompt(self.cwd),

@@ -1,8 +1,9 @@
 """Sub-agents: the `agent` tool's runner, its progress lines, and its permission requests.
 
 A sub-agent is a fresh `AgentLoop` over the parent's provider, with its own conversation and only
-the read-only tools, for at most `MAX_REQUESTS` model requests. What it does is reported as progress
-lines in the parent's `agent` tool call. Its permission requests go through the session's policy
+the read-only tools, for at most `MAX_REQUESTS` model requests. The session gives its loops
+`starter`, which makes the runner of one `agent` call (`ToolContext.run_subagent`). What it does
+is reported as progress lines in the parent's `agent` tool call. Its permission requests go through the session's policy
 (its rules and mode) and reach the client like the parent's, on the parent's `agent` tool call and
 titled with the sub-agent (PROTOCOL.md, Permissions); they are never silently denied.
 """
@@ -10,10 +11,12 @@ titled with the sub-agent (PROTOCOL.md, Permissions); they are never silently de
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+import functools
+from typing import Any
 
+from iac_code.agent.loop import AgentLoop
 from iac_code.agent.permissions import Answer, PermissionCancelled, PermissionGate, PermissionPrompter, PermissionRequest
-from iac_code.core.conversation import Conversation, user_text
+from iac_code.core.conversation import Conversation, ToolUseBlock, user_text
 from iac_code.core.events import (
     Event,
     EventSink,
@@ -22,10 +25,8 @@ from iac_code.core.events import (
     ToolCallStarted,
     ToolCallUpdated,
 )
-from iac_code.tools.base import ProgressSink
-
-if TYPE_CHECKING:
-    from iac_code.agent.loop import AgentLoop
+from iac_code.core.provider import Usage
+from iac_code.tools.base import ProgressSink, SubagentRunner
 
 MAX_LINES = 30
 MAX_REQUESTS = 20
@@ -36,16 +37,24 @@ NOTE = (
 )
 
 
-async def run(parent: AgentLoop, call_id: str, label: str, raw_input: dict[str, Any], prompt: str, progress: ProgressSink) -> str:
+def starter(parent: AgentLoop, usage: Usage, use: ToolUseBlock, label: str) -> SubagentRunner:
+    """The runner of the sub-agent of the parent's `agent` call `use` (titled `label`), whose
+    usage is added to `usage`, the parent turn's (a `loop.SubagentStarter`)."""
+    return functools.partial(run, parent, usage, use.id, label, use.input)
+
+
+async def run(
+    parent: AgentLoop, usage: Usage, call_id: str, label: str, raw_input: dict[str, Any], prompt: str, progress: ProgressSink
+) -> str:
     """Run a sub-agent for the parent's `agent` call `call_id` (titled `label`, input `raw_input`)
-    on `prompt`; return its final text. Its usage is added to the parent's turn.
+    on `prompt`; return its final text. Its usage is added to `usage`.
 
     Raises the `ProviderError` that ended the sub-agent's turn, if one did, and
     `PermissionCancelled` when its turn was cancelled.
     """
     reporter = SubagentReporter(progress)
     prompter = SubagentPrompter(parent.gate.prompter, call_id, label, raw_input, parent.emit) if parent.gate.prompter else None
-    child = type(parent)(
+    child = AgentLoop(
         provider=parent.provider,
         tools=parent.tools.read_only(),
         conversation=Conversation(),
@@ -61,7 +70,7 @@ async def run(parent: AgentLoop, call_id: str, label: str, raw_input: dict[str, 
         ),
     )
     result = await child.run(user_text(prompt))
-    parent.usage.add(result.usage)
+    usage.add(result.usage)
     if result.stop_reason == "cancelled":  # the child's turn absorbed the cancel; the parent's turn ends too
         raise PermissionCancelled
     if result.failure is not None:  # the child's turn reported it; the `agent` tool fails with it

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -129,12 +129,13 @@ SubagentRunner = Callable[[str, ProgressSink], Awaitable[str]]
 
 @dataclass(slots=True)
 class ToolContext:
-    """What a running tool may use; one context per tool call.
+    """What a running tool may use; one context per tool call, complete when it is made (by the
+    session's `ToolContextFactory`, before the permission gate sees the call).
 
     `cwd` is the session's working directory with symlinks resolved; `config_dir` is the agent's
     own directory (sensitive). `progress` updates the tool call's panel while it runs;
-    `run_subagent` is set for the `agent` tool; `emit` sends agent events other than the call's
-    own (the plan tool publishes the plan with it). `secrets` redacts the agent's credentials
+    `run_subagent` runs the `agent` tool's sub-agent; `emit` sends agent events other than the
+    call's own (the plan tool publishes the plan with it). `secrets` redacts the agent's credentials
     (commands run without them; results are redacted by the caller of `run`). `files` and
     `terminals` are the client's, when it offers them (see `tools.client_interfaces`). `sandbox` is how the
     session's commands are sandboxed (None: no sandbox works here, or it is turned off).
@@ -185,6 +186,15 @@ class ToolContext:
         """Send progress content (secrets redacted) if anyone listens."""
         if self.progress is not None:
             await self.progress([_redact_content(c, self.secrets) for c in content] if self.secrets else content)
+
+
+class ToolContextFactory(Protocol):
+    """Makes the context of one tool call: the session's parts (`Session.tool_context`) with the
+    call's own `progress`, `emit` and `run_subagent` (None: the call has none)."""
+
+    def __call__(
+        self, *, progress: ProgressSink | None = None, emit: EventSink | None = None, run_subagent: SubagentRunner | None = None
+    ) -> ToolContext: ...
 
 
 InputT = TypeVar("InputT", bound=ToolInput)
