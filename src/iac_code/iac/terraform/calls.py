@@ -12,7 +12,7 @@ from lark import Tree
 from iac_code.iac.diagnostics import Diagnostic, hint
 from iac_code.iac.rules import diag, rule
 from iac_code.iac.terraform.hcl import Block, references
-from iac_code.iac.terraform.module import Module, ModuleTarget, local_child, local_source_dir, source
+from iac_code.iac.terraform.module import Module, ModuleTarget, local_child, local_source_dir, required_providers, source
 
 MODULE_META = frozenset({"source", "version", "count", "for_each", "providers", "depends_on"})
 
@@ -59,16 +59,10 @@ def module_missing_variable(t: ModuleTarget) -> Iterator[Diagnostic]:
 
 
 def _configuration_alias(mod: Module, name: str, alias: str) -> bool:
-    for decl in mod.blocks:
-        if decl.block.type != "terraform":
-            continue
-        for rp in decl.block.blocks:
-            if rp.type != "required_providers":
-                continue
-            for a in rp.attrs:
-                refs, _ = references(a.expr) if isinstance(a.expr, Tree) else ([], [])
-                if any(r.root == name and r.steps == (alias,) for r in refs):
-                    return True
+    for a in required_providers(mod):
+        refs, _ = references(a.expr) if isinstance(a.expr, Tree) else ([], [])
+        if any(r.root == name and r.steps == (alias,) for r in refs):
+            return True
     return False
 
 

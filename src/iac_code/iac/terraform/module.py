@@ -209,6 +209,15 @@ def _where(file: Path, line: int, here: Path) -> str:
     return f"line {line}" if file == here else f"{file.name}:{line}"
 
 
+def required_providers(mod: Module) -> Iterator[Attr]:
+    """The entries of `mod`'s `terraform { required_providers { ... } }` blocks, in order."""
+    for decl in mod.blocks:
+        if decl.block.type == "terraform":
+            for inner in decl.block.blocks:
+                if inner.type == "required_providers":
+                    yield from inner.attrs
+
+
 def source(b: Block) -> str | None:
     """A module call's `source` when it is a literal string."""
     a = b.attr("source")

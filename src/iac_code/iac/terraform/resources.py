@@ -25,7 +25,7 @@ from iac_code.iac.diagnostics import Diagnostic, hint
 from iac_code.iac.rules import Rule, diag, rule
 from iac_code.iac.terraform import schema
 from iac_code.iac.terraform.hcl import Attr, Block, references
-from iac_code.iac.terraform.module import Decl, Module, ModuleTarget, is_override
+from iac_code.iac.terraform.module import Decl, Module, ModuleTarget, is_override, required_providers
 from iac_code.iac.terraform.references import uses
 from iac_code.iac.terraform.schema import Provider, Shape
 
@@ -78,25 +78,19 @@ def _required_provider(mod: Module, local_name: str) -> tuple[str, str | None]:
     from iac_code.iac.terraform.evaluate import literal
 
     source, constraint = _normal_source(f"hashicorp/{local_name}"), None
-    for decl in mod.blocks:
-        if decl.block.type != "terraform":
+    for a in required_providers(mod):
+        if a.name != local_name:
             continue
-        for rp in decl.block.blocks:
-            if rp.type != "required_providers":
-                continue
-            for a in rp.attrs:
-                if a.name != local_name:
-                    continue
-                value = literal(a.expr) if isinstance(a.expr, Tree) else None
-                if isinstance(value, str):  # the legacy form: aws = "~> 5.0"
-                    constraint = value
-                elif isinstance(value, dict):
-                    if isinstance(value.get("source"), str):
-                        source = _normal_source(value["source"])
-                    if isinstance(value.get("version"), str):
-                        constraint = value["version"]
-                else:
-                    source = "?"  # not a literal: unknown
+        value = literal(a.expr) if isinstance(a.expr, Tree) else None
+        if isinstance(value, str):  # the legacy form: aws = "~> 5.0"
+            constraint = value
+        elif isinstance(value, dict):
+            if isinstance(value.get("source"), str):
+                source = _normal_source(value["source"])
+            if isinstance(value.get("version"), str):
+                constraint = value["version"]
+        else:
+            source = "?"  # not a literal: unknown
     return source, constraint
 
 
