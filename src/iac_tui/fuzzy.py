@@ -14,15 +14,6 @@ def _positions(matcher: Matcher, candidate: str) -> list[int]:
     return sorted({index for span in matcher.highlight(candidate).spans for index in range(span.start, span.end)})
 
 
-def fuzzy_match(query: str, candidate: str) -> tuple[float, list[int]] | None:
-    """(score, matched positions) if every character of `query` occurs in order in `candidate`, else None."""
-    if not query:
-        return 0.0, []
-    matcher = Matcher(query)
-    score = matcher.match(candidate)
-    return (score, _positions(matcher, candidate)) if score > 0 else None
-
-
 def fuzzy_filter(query: str, candidates: list[str], limit: int = 50) -> list[tuple[str, list[int]]]:
     """The best `limit` candidates for `query`, best first (shorter first among equals), with their matched positions."""
     if not query:

@@ -15,7 +15,7 @@ from iac_tui import messages as m
 from iac_tui.client import TuiClient
 from iac_tui.display import format_time, format_tokens, project_relative, strip_root
 from iac_tui.file_index import list_project_files
-from iac_tui.fuzzy import fuzzy_filter, fuzzy_match
+from iac_tui.fuzzy import fuzzy_filter
 from iac_tui.mentions import build_prompt, mentioned_paths
 from iac_tui.state import SessionState
 from iac_tui.stderr_log import StderrLog, new_log_path
@@ -120,7 +120,7 @@ def test_file_index_honours_gitignore_files(tmp_path):
 
 
 def test_fuzzy_prefers_file_names_and_runs():
-    assert fuzzy_match("xyz", "main.tf") is None
+    assert fuzzy_filter("xyz", ["main.tf"]) == []
     ranked = [c for c, _ in fuzzy_filter("main", ["modules/main/variables.tf", "main.tf", "domain.tf"])]
     assert ranked[0] == "main.tf"
     ranked = [c for c, _ in fuzzy_filter("vpc", ["modules/vpc/main.tf", "vpc.tf", "variables_pc.tf"])]

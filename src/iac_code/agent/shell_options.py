@@ -199,8 +199,6 @@ class Program:
 
     globals: Spec
     subcommands: dict[str, Spec]
-    anywhere: bool = False
-    """Whether its global options may also come after the subcommand (kubectl, helm)."""
     exact_others: bool = True
     """Whether another subcommand may get an exact-line rule (not `iac-code`'s: it runs an agent)."""
 

@@ -275,6 +275,7 @@ _TERRAFORM = Program(
     },
 )
 
+# kubectl and helm take their own options after the subcommand too: each subcommand's list repeats them
 _KUBE = "-n= --namespace= --context= --cluster= --user= --request-timeout= -v= --v= --match-server-version? --warnings-as-errors"
 _KUBE_FILES = " -f@ --filename@ -l= --selector="
 class _Walks(TypedDict):
@@ -297,7 +298,6 @@ _KUBECTL = Program(
         "diff": Spec("diffs manifests against the cluster", _KUBE + _KUBE_FILES + " --server-side --field-manager= --force-conflicts --concurrency=", **_KUBE_WALK),
         "explain": Spec("documents resource fields", _KUBE + " -o= --recursive --api-version= --output=", operands="plain"),
     },
-    anywhere=True,
 )
 
 
@@ -324,7 +324,6 @@ _HELM_CMD = Program(
         ),
         "lint": Spec("checks a local chart; only a chart with no secret in it", _HELM + _HELM_VALUES + " --strict --with-subcharts --quiet --skip-schema-validation", recursive="*"),
     },
-    anywhere=True,
 )
 
 _IAC_CODE = Program(
