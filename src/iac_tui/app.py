@@ -24,7 +24,7 @@ from textual.reactive import var
 from textual.widget import Widget
 
 from iac_tui import config, sdk
-from iac_tui.copy_export import EXPORT_COMMAND, CopyExportActions
+from iac_tui.copy_export import EXPORT_COMMAND, block_to_copy, export_conversation, export_request
 from iac_tui import messages
 from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
@@ -72,7 +72,7 @@ def sandbox_warning(response: InitializeResponse) -> str | None:
     return message if isinstance(message, str) and message else "commands are not sandboxed here"
 
 
-class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
+class IacTui(TurnActions, SessionActions, App[None]):
     """The terminal client. `project` is the directory the agent works in.
 
     `agent` replaces the default `iac-code acp` command; `model`/`mode` are applied to the first
@@ -493,6 +493,28 @@ class IacTui(TurnActions, SessionActions, CopyExportActions, App[None]):
         if action == "follow":  # hidden while following, so that `end` stays the prompt box's key
             found = self.query(Conversation)
             return bool(found) and not found.first().following
+        return True
+
+    # ----- copy and export (iac_tui.copy_export) -----
+
+    def action_copy_block(self) -> None:
+        text = block_to_copy(self.conversation, self.focused)
+        if text is None:
+            self.notify("Nothing to copy yet.", severity="warning")
+            return
+        self.copy_to_clipboard(text)
+        self.notify(f"Copied {len(text):,} characters.")
+
+    def action_export(self, name: str | None = None) -> None:
+        """f8 (to a new file) and `/export [FILE]`: write the conversation; a note says where."""
+        self.post_to_conversation(export_conversation(self.conversation, self.project, name))
+
+    def local_command(self, text: str) -> bool:
+        """Run `text` if it is the app's own slash command (`/export [FILE]`); True if it was."""
+        name = export_request(text)
+        if name is None:
+            return False
+        self.action_export(name or None)
         return True
 
     def action_help(self) -> None:
