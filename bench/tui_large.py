@@ -224,7 +224,7 @@ async def bench_diffs() -> list[tuple[str, str]]:
         review, review_cpu = time.perf_counter() - asked[0], time.process_time() - asked[1]
         await pilot.press("escape")
         question.choose(0)
-        await until(pilot, lambda: not app.busy)
+        await until(pilot, lambda: not app.turns.busy)
     return [
         ("50-diff permission request -> question shown", f"{shown:.2f} s wall, {shown_cpu:.2f} s CPU"),
         ("  -> full-screen reviewer shown", f"{review:.2f} s wall, {review_cpu:.2f} s CPU"),
@@ -244,7 +244,7 @@ async def bench_typing(chunks: int, keys: int) -> list[tuple[str, str]]:
         await pilot.press("enter")
         await until(pilot, lambda: app.query("AgentMessage"))
         for i in range(keys):
-            if not app.busy:
+            if not app.turns.busy:
                 break
             char = "abcdefghij"[i % 10]
             before = app.prompt_box.text
@@ -255,7 +255,7 @@ async def bench_typing(chunks: int, keys: int) -> list[tuple[str, str]]:
             latencies.append(time.perf_counter() - start)
             await asyncio.sleep(0.1)
         streamed = len(app.query("AgentMessage").last().source.split())
-        await until(pilot, lambda: not app.busy, timeout=600, step=0.05)
+        await until(pilot, lambda: not app.turns.busy, timeout=600, step=0.05)
     if not latencies:
         return [("keystroke -> echo while streaming", "stream ended before typing")]
     latencies.sort()
@@ -278,7 +278,7 @@ async def bench_pager(lines: int) -> list[tuple[str, str]]:
         await until(pilot, lambda: app.state.session_id, step=0.02)
         app.prompt_box.load_text("build it")
         await pilot.press("enter")
-        await until(pilot, lambda: not app.busy and app.query(ToolCallPanel), step=0.02)
+        await until(pilot, lambda: not app.turns.busy and app.query(ToolCallPanel), step=0.02)
         app.query_one(ToolCallPanel).focus()
         await pilot.pause(0.2)
         start, start_cpu = time.perf_counter(), time.process_time()

@@ -190,7 +190,7 @@ async def measure(feed: str, count: int) -> dict:
         app.prompt_box.load_text("stream please")
         start = time.perf_counter()
         await pilot.press("enter")  # (returns once the app is idle: a fast stream may be over by then)
-        while not ended or app.busy:
+        while not ended or app.turns.busy:
             await pilot.pause(0.005)
         elapsed = time.perf_counter() - start
         after = rss_kib()

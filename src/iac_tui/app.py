@@ -4,7 +4,10 @@ The agent runs as a separate process. `AgentConnection` (in a Textual worker on 
 loop) spawns it and keeps the ACP connection; `TuiClient` turns what the agent sends into
 messages (`iac_tui.messages`) that the handlers below route to the widgets, in arrival order.
 Requests to the agent (prompt, cancel, sessions, settings) run in workers too, so the UI never
-waits on the agent.
+waits on the agent. The app owns the objects that decide: `turns` (`TurnController`: the prompt
+turns and the queue), `session_actions` (`SessionActions`: the pickers, a new session) and
+`sessions` (`SessionManager`: the session requests); each is given what it uses, and the app's
+key actions and message handlers (which Textual wants on the app) call them.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from iac_tui.session_actions import SessionActions
 from iac_tui.session_manager import FirstSession, SessionManager, error_text
 from iac_tui.state import SessionState
 from iac_tui.stderr_log import new_log_path
-from iac_tui.turns import TurnActions
+from iac_tui.turns import TurnController
 from iac_tui.widgets.badge import FollowBadge
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.footer import FittedFooter
@@ -72,7 +75,7 @@ def sandbox_warning(response: InitializeResponse) -> str | None:
     return message if isinstance(message, str) and message else "commands are not sandboxed here"
 
 
-class IacTui(TurnActions, SessionActions, App[None]):
+class IacTui(App[None]):
     """The terminal client. `project` is the directory the agent works in.
 
     `agent` replaces the default `iac-code acp` command; `model`/`mode` are applied to the first
@@ -109,7 +112,6 @@ class IacTui(TurnActions, SessionActions, App[None]):
         Binding("end", "follow", "Follow", priority=True),
     ]
 
-    busy: var[bool] = var(False, bindings=True)
     agent_state: var[str] = var("starting", bindings=True)
 
     def __init__(
@@ -162,8 +164,28 @@ class IacTui(TurnActions, SessionActions, App[None]):
         self.agent_info: InitializeResponse | None = None
         self._restoring = False
         self._terminal_gone = False  # SIGHUP: the terminal closed
-        self.queued: list[str] = []  # prompts waiting for the turn to end (`TurnActions`)
         self.project_files = ProjectFiles(self.project, on_first=self._files_listed)
+        self.turns = TurnController(
+            self.state,
+            self.project,
+            agent=lambda: self.agent,
+            capabilities=lambda: self.capabilities,
+            client=lambda: self.client,
+            post=self.post_to_conversation,
+            dock=lambda: self.find(InputArea),
+            conversation=lambda: self.find(Conversation),
+            notify=self.notify,
+            changed=self._turn_changed,
+            run=self.run_worker,
+        )
+        self.session_actions = SessionActions(
+            self.sessions,
+            busy=lambda: self.turns.busy,
+            screens=self,
+            notify=self.notify,
+            post=self.post_to_conversation,
+            run=self.run_worker,
+        )
 
     def _files_listed(self) -> None:
         prompt_box = self.find(PromptArea)
@@ -198,11 +220,6 @@ class IacTui(TurnActions, SessionActions, App[None]):
         """The working indicator."""
         return self.input_area.indicator
 
-    def watch_busy(self, busy: bool) -> None:
-        input_area = self.find(InputArea)
-        if input_area is not None:
-            input_area.working = busy
-
     @property
     def status(self) -> StatusBar:
         """The status bar."""
@@ -210,7 +227,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
 
     def on_mount(self) -> None:
         prompt = self.prompt_box
-        prompt.take_queued = self.take_queued
+        prompt.take_queued = self.turns.take_queued
         if self.initial_prompt:
             prompt.load_text(self.initial_prompt)
             prompt.move_cursor(prompt.document.end)
@@ -291,8 +308,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
         # recorded here, where the stop is known, before the conversation draws it: whoever
         # sees the error block sees the agent stopped (and ctrl+r enabled)
         self.agent_state = "stopped"
-        self.busy = False
-        client.cancel_permissions()
+        self.turns.agent_stopped()
         indicator = self.find(WorkingIndicator)
         if indicator is not None:
             indicator.stop()  # ("Starting the agent…", "Working…")
@@ -340,11 +356,10 @@ class IacTui(TurnActions, SessionActions, App[None]):
                 self.connection.stop(f"The agent did not open a session within {SESSION_TIMEOUT:.0f} s.")
         except Exception as exc:  # the agent refused or went away; say so and keep running
             self.post_to_conversation(messages.Notice(f"Could not open a session: {error_text(exc)}", "error"))
-            if self.find(PromptArea) is not None:
-                self.unqueue_to_draft("No session opened")
+            self.turns.unqueue_to_draft("No session opened")
         self._restoring = False
         indicator = self.find(WorkingIndicator)
-        if not self.busy and indicator is not None:
+        if not self.turns.busy and indicator is not None:
             indicator.stop()  # "Starting the agent…"
 
     @property
@@ -366,7 +381,46 @@ class IacTui(TurnActions, SessionActions, App[None]):
     async def on_session_opened(self, message: messages.SessionOpened) -> None:
         self.refresh_status()
         self.refresh_bindings()
-        await self.send_queued()  # typed while the agent started
+        await self.turns.send_queued()  # typed while the agent started
+
+    # ----- prompt turns (iac_tui.turns) -----
+
+    async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
+        text = message.text
+        name = export_request(text)
+        if name is not None:  # the app's own slash command
+            self.action_export(name or None)
+            return
+        if self.agent_state == "stopped":
+            self.turns.queue_prompt(text)
+            self.post_to_conversation(messages.Notice("The agent had stopped: restarting it to send your prompt."))
+            self.action_restart_agent()
+            return
+        await self.turns.submit(text)
+
+    async def on_turn_ended(self, message: messages.TurnEnded) -> None:
+        self.project_files.stale()  # the turn may have changed them
+        await self.turns.turn_ended(message, agent_stopped=self.agent_state == "stopped")
+
+    def action_cancel_turn(self) -> None:
+        self.turns.cancel()
+
+    def action_remove_queued(self) -> None:
+        self.turns.remove_queued()
+
+    def _turn_changed(self) -> None:
+        """A turn started or ended, or the queue changed: the dock, the status and the key bindings follow."""
+        input_area = self.find(InputArea)
+        if input_area is not None:
+            input_area.working = self.turns.busy
+        self.refresh_status()
+        self.refresh_bindings()
+
+    def refresh_bindings(self) -> None:
+        """Refresh the footer's key bindings, unless the app's screens are gone: updates still
+        arrive while it tears down, and Textual's own would raise ScreenStackError then."""
+        if self.screen_stack:
+            super().refresh_bindings()
 
     # ----- status -----
 
@@ -434,7 +488,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
         if panel is None or input_area is None:  # the session was left meanwhile, or the app is closing
             message.reply.answer(None)
             return
-        if not self.busy:
+        if not self.turns.busy:
             message.reply.answer(None)
             panel.asked_late()
             return
@@ -464,7 +518,7 @@ class IacTui(TurnActions, SessionActions, App[None]):
     def on_agent_stopped(self, message: messages.AgentStopped) -> None:
         """Drawn by the conversation; the state was recorded when the stop was known (`_run_agent`)."""
         if self.agent_state == "stopped":  # not restarted meanwhile
-            self.unqueue_to_draft("The agent stopped")
+            self.turns.unqueue_to_draft("The agent stopped")
         self.refresh_status()
 
     def action_restart_agent(self) -> None:
@@ -479,11 +533,11 @@ class IacTui(TurnActions, SessionActions, App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_turn":
-            return True if self.busy else False
+            return True if self.turns.busy else False
         if action == "restart_agent":
             return True if self.agent_state == "stopped" else False
         if action == "remove_queued":
-            return bool(self.queued)
+            return bool(self.turns.queued)
         if action == "pick" and parameters:
             return self.agent_state == "ready" and self.state.setting(str(parameters[0])) is not None
         if action == "sessions":
@@ -509,13 +563,14 @@ class IacTui(TurnActions, SessionActions, App[None]):
         """f8 (to a new file) and `/export [FILE]`: write the conversation; a note says where."""
         self.post_to_conversation(export_conversation(self.conversation, self.project, name))
 
-    def local_command(self, text: str) -> bool:
-        """Run `text` if it is the app's own slash command (`/export [FILE]`); True if it was."""
-        name = export_request(text)
-        if name is None:
-            return False
-        self.action_export(name or None)
-        return True
+    def action_pick(self, category: str) -> None:
+        self.session_actions.pick(category)
+
+    def action_new_session(self) -> None:
+        self.session_actions.new_session()
+
+    def action_sessions(self) -> None:
+        self.session_actions.open_picker()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

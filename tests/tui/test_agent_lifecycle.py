@@ -10,7 +10,7 @@ from iac_tui.launch import AgentCommand
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.message import AgentMessage, UserMessage
-from tui_support import ready, send, turn_done, wait_until
+from tui_support import pending_question, ready, send, turn_done, wait_until
 
 AGENT = Path(__file__).with_name("foreign_agent.py")
 
@@ -21,7 +21,7 @@ async def test_the_stopped_state_is_recorded_before_the_error_block_is_drawn(ws,
     draw = Conversation.agent_error
 
     async def recording(self, *args, **kw):
-        seen.append((self.app.agent_state, self.app.busy, self.app.check_action("restart_agent", ())))
+        seen.append((self.app.agent_state, self.app.turns.busy, self.app.check_action("restart_agent", ())))
         return await draw(self, *args, **kw)
 
     monkeypatch.setattr(Conversation, "agent_error", recording)
@@ -46,7 +46,22 @@ async def test_workers_that_outlive_the_widgets_do_not_fail(ws):
     assert not app.query(Conversation)
     app.refresh_status()
     app.post_to_conversation(messages.Notice("late"))
-    app.watch_busy(False)
+    app.turns.queue_prompt("late")
+    app.turns.unqueue_to_draft("late")
+
+
+async def test_a_turns_end_that_arrives_while_the_app_closes_ends_the_turn(ws):
+    """A turn's end can reach the app after its screens are gone (it was on its way as the app
+    closed): the turn ends, and nothing raises (the key bindings' refresh raised
+    ScreenStackError 'No screens on stack', seen under load at the end of a test)."""
+    app = ws.app([{"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "a.tf", "content": "# a\n"}}]}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        session_id = await ready(pilot)
+        await send(pilot, "write it")
+        await pending_question(pilot)  # the turn waits (nothing streams while the app closes)
+    assert not app.screen_stack and app.turns.busy  # closed in the middle of the turn
+    await app.on_turn_ended(messages.TurnEnded(session_id, "end_turn", None))
+    assert not app.turns.busy
 
 
 def notes(app) -> list[str]:

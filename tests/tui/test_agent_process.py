@@ -60,7 +60,7 @@ async def test_agent_killed_mid_turn_then_restarted(ws):
         app.connection.process.kill()
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
         assert "was killed by SIGKILL" in app.query_one(AgentError).reason
-        assert not app.busy
+        assert not app.turns.busy
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: app.agent_state == "ready" and app.agent is not None, what="the restart")
         await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the resume")
@@ -143,7 +143,7 @@ async def test_agent_that_closes_its_output_but_lives_on_is_reported(ws):
         await wait_until(pilot, lambda: app.query(AgentError), timeout=10, what="the error")
         assert "closed its output" in app.query_one(AgentError).reason
         assert "closing stdout" in error_text(app)
-        assert not app.busy and app.check_action("restart_agent", ()) is True
+        assert not app.turns.busy and app.check_action("restart_agent", ()) is True
         assert app.connection.process.returncode is not None  # stopped, not left running
 
 

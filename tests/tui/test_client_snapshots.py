@@ -36,7 +36,7 @@ def test_queued_prompt(snap_compare, ws):
         await wait_until(pilot, lambda: app.query("ToolCallPanel"), what="the command")
         app.prompt_box.set_draft("then add a DynamoDB lock table to the backend")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.queued, what="the queue")
+        await wait_until(pilot, lambda: app.turns.queued, what="the queue")
         await pilot.pause(0.3)
 
     app = ws.app(turns, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}, **PINNED)

@@ -29,14 +29,14 @@ async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypa
         await ready(pilot)
         assert app.prompt_box.text == DEMO_PROMPT
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.busy, what="the turn to start")
+        await wait_until(pilot, lambda: app.turns.busy, what="the turn to start")
         question = app.query_one(PermissionQuestion)
         approvals = 0
         while True:
             prompt = await wait_until(
                 pilot,
                 lambda: (question.current is not None and not question.current.request.reply.done and question.current.request)
-                or (not app.busy and "done"),
+                or (not app.turns.busy and "done"),
                 timeout=60,
                 what="a permission prompt or the end of the turn",
             )

@@ -22,12 +22,12 @@ async def test_every_demo_question_is_in_view(tmp_path, monkeypatch):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.busy, what="the turn to start")
+        await wait_until(pilot, lambda: app.turns.busy, what="the turn to start")
         answered = 0
         while True:
             found = await wait_until(
                 pilot,
-                lambda: (app.query_one("#question").current is not None and "question") or (not app.busy and "done"),
+                lambda: (app.query_one("#question").current is not None and "question") or (not app.turns.busy and "done"),
                 timeout=60,
                 what="a question or the end of the turn",
             )

@@ -145,7 +145,7 @@ async def test_newline_keys_do_not_send(ws):
         app.prompt_box.focus()
         await pilot.press("a", "shift+enter", "b", "ctrl+j", "c")
         assert app.prompt_box.text == "a\nb\nc"
-        assert not app.busy and not app.query("UserMessage")  # nothing was sent
+        assert not app.turns.busy and not app.query("UserMessage")  # nothing was sent
 
 
 async def test_f1_opens_help(ws):

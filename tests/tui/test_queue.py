@@ -55,7 +55,7 @@ async def test_a_prompt_sent_during_a_turn_is_queued_and_sent_when_it_ends(ws):
         await ready(pilot)
         await send(pilot, "first")
         await type_and_enter(pilot, "second please")
-        assert app.busy and app.queued == ["second please"]
+        assert app.turns.busy and app.turns.queued == ["second please"]
         assert "» queued  second please" in queued_text(app)
         assert app.prompt_box.text == ""
         assert sent(app) == ["first"]  # not sent yet
@@ -63,7 +63,7 @@ async def test_a_prompt_sent_during_a_turn_is_queued_and_sent_when_it_ends(ws):
         await wait_until(pilot, lambda: sent(app) == ["first", "second please"], what="the queued prompt to be sent")
         await turn_done(pilot)
         assert app.query(AgentMessage).last().source == "answer to second please"
-        assert app.queued == [] and not app.query_one(QueuedPrompts).display
+        assert app.turns.queued == [] and not app.query_one(QueuedPrompts).display
 
 
 async def test_a_queued_prompt_can_be_edited_and_removed(ws):
@@ -73,14 +73,14 @@ async def test_a_queued_prompt_can_be_edited_and_removed(ws):
         await send(pilot, "first")
         await type_and_enter(pilot, "secnd typo")
         await type_and_enter(pilot, "third one")
-        assert app.queued == ["secnd typo", "third one"]
+        assert app.turns.queued == ["secnd typo", "third one"]
         await pilot.press("ctrl+x")  # drops the newest
-        assert app.queued == ["secnd typo"]
+        assert app.turns.queued == ["secnd typo"]
         await pilot.press("up")  # the empty box takes the last queued prompt back, to edit
-        assert app.prompt_box.text == "secnd typo" and app.prompt_box.cursor_location == (0, 10) and app.queued == []
+        assert app.prompt_box.text == "secnd typo" and app.prompt_box.cursor_location == (0, 10) and app.turns.queued == []
         app.prompt_box.set_draft("fixed typo")
         await pilot.press("enter")
-        assert app.queued == ["fixed typo"]
+        assert app.turns.queued == ["fixed typo"]
         release(ws)
         await wait_until(pilot, lambda: sent(app) == ["first", "fixed typo"], what="the edited prompt")
         await turn_done(pilot)
@@ -97,7 +97,7 @@ async def test_esc_cancels_the_turn_first_and_the_queued_prompt_comes_back_to_th
         await pilot.press("escape")
         await turn_done(pilot)
         assert sent(app) == ["first"]  # nothing sent after a cancel
-        assert app.queued == [] and app.prompt_box.text == "next thing"
+        assert app.turns.queued == [] and app.prompt_box.text == "next thing"
         assert app.prompt_box.cursor_location == (0, 10)  # at the end
         await pilot.press(*["backspace"] * 6)  # right after the turn ended
         assert app.prompt_box.text == "next"
@@ -143,7 +143,7 @@ async def test_a_prompt_queued_behind_a_foreign_agents_turn_is_sent_after_it(ws)
         await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
         await send(pilot, "check it")  # waits for the file `go` before it ends
         await type_and_enter(pilot, "cost")
-        assert app.queued == ["cost"]
+        assert app.turns.queued == ["cost"]
         (ws.project / "go").touch()
         await wait_until(pilot, lambda: sent(app) == ["check it", "cost"], what="the queued prompt")
         await turn_done(pilot)

@@ -129,7 +129,7 @@ async def pending_question(pilot: Any) -> Any:
 async def turn_done(pilot: Any, timeout: float = DEADLINE) -> None:
     """Wait until the running turn has ended and its blocks are rendered."""
     app = pilot.app
-    await wait_until(pilot, lambda: not app.busy, timeout, what="the turn to end")
+    await wait_until(pilot, lambda: not app.turns.busy, timeout, what="the turn to end")
     await pilot.pause(0.2)
 
 

@@ -71,6 +71,11 @@ class InputArea(Vertical):
         """The working indicator."""
         return self.query_one(WorkingIndicator)
 
+    def focus_prompt(self) -> None:
+        """Give the keys to the prompt box, unless it has them."""
+        if not isinstance(self.app.focused, PromptArea):
+            self.prompt_box.focus()
+
     def on_permission_question_changed(self, message: PermissionQuestion.Changed) -> None:
         self._refresh_badge()
         prompt_box = self.prompt_box
