@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from acp.schema import ToolCallUpdate
 
 
 class OutsideApprovals:
@@ -28,21 +31,20 @@ class OutsideApprovals:
         """Whether the resolved path `real` lies outside the project."""
         return real != self.root and self.root not in real.parents
 
-    def approved(self, tool_call: Any, option_kind: str) -> None:
-        """The person chose an option of kind `option_kind` for `tool_call` (an ACP `ToolCallUpdate`)."""
+    def approved(self, tool_call: ToolCallUpdate, option_kind: str) -> None:
+        """The person chose an option of kind `option_kind` for `tool_call`."""
         if not option_kind.startswith("allow"):
             return
         paths = set()
-        for location in getattr(tool_call, "locations", None) or []:
-            path = getattr(location, "path", None)
-            if isinstance(path, str) and os.path.isabs(path):
-                real = Path(os.path.realpath(path))
+        for location in tool_call.locations or []:
+            if os.path.isabs(location.path):
+                real = Path(os.path.realpath(location.path))
                 if self.outside(real):
                     paths.add(real)
         if not paths:
             return
         self._calls.setdefault(tool_call.tool_call_id, set()).update(paths)
-        if option_kind == "allow_always" and getattr(tool_call, "kind", None) == "read":
+        if option_kind == "allow_always" and tool_call.kind == "read":
             self._read_dirs.update(p if p.is_dir() else p.parent for p in paths)
 
     def finished(self, tool_call_id: str) -> None:

@@ -87,31 +87,27 @@ TERMINAL_REFRESH = 0.05
 
 def content_text(block: ContentBlock) -> str:
     """The text of one ACP content block; non-text blocks become a short marker."""
-    kind = getattr(block, "type", None)
-    if kind == "text":
+    if isinstance(block, TextContentBlock):
         return block.text
-    if kind == "image":
+    if isinstance(block, ImageContentBlock):
         return f"[image: {block.mime_type}]"
-    if kind == "audio":
+    if isinstance(block, AudioContentBlock):
         return f"[audio: {block.mime_type}]"
-    if kind == "resource_link":
+    if isinstance(block, ResourceContentBlock):
         return f"[{block.name or block.uri}]"
-    if kind == "resource":
-        return f"[{getattr(block.resource, 'uri', 'resource')}]"
-    return ""
+    return f"[{block.resource.uri}]"
 
 
 def attachment_name(block: ContentBlock) -> str | None:
     """The file name of a `resource` / `resource_link` / `image` content block (None for other
     blocks; an image without a `file://` URI is named after its type, `image/png`)."""
-    kind = getattr(block, "type", None)
-    if kind == "image":
+    if isinstance(block, ImageContentBlock):
         uri = block.uri or ""
         return unquote(urlparse(uri).path).rsplit("/", 1)[-1] if uri.startswith("file://") else block.mime_type
-    if kind == "resource_link":
+    if isinstance(block, ResourceContentBlock):
         return block.name or block.uri
-    if kind == "resource":
-        uri = getattr(block.resource, "uri", "") or "resource"
+    if isinstance(block, EmbeddedResourceContentBlock):
+        uri = block.resource.uri or "resource"
         parsed = urlparse(uri)
         return unquote(parsed.path).rsplit("/", 1)[-1] if parsed.scheme == "file" else uri
     return None
@@ -125,7 +121,7 @@ class TuiClient:
     dropped here, the one place that filters them (they belong to a session the app left).
     """
 
-    def __init__(self, post: Callable[[Message], Any], root: Path, state: SessionState | None = None) -> None:
+    def __init__(self, post: Callable[[Message], object], root: Path, state: SessionState | None = None) -> None:
         self._post = post
         self.root = Path(os.path.realpath(root))
         self.state = state if state is not None else SessionState()

@@ -19,17 +19,21 @@ import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import acp
+from acp.client.connection import ClientSideConnection
 from acp.interfaces import Agent
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
 
 from iac_tui import __version__
 from iac_tui.internals import receive_task
 from iac_tui.launch import AgentCommand
 from iac_tui.process import AgentProcess
 from iac_tui.stderr_log import StderrLog
+
+if TYPE_CHECKING:
+    from iac_tui.client import TuiClient
 
 LINE_LIMIT = 50 * 1024 * 1024
 INITIALIZE_TIMEOUT = 30.0
@@ -69,7 +73,7 @@ class AgentConnection:
     starts one."""
 
     def __init__(
-        self, command: AgentCommand, client: Any, cwd: Path, env: dict[str, str], log_path: Path | None, process: AgentProcess | None = None
+        self, command: AgentCommand, client: TuiClient, cwd: Path, env: dict[str, str], log_path: Path | None, process: AgentProcess | None = None
     ) -> None:
         self.command = command
         self.client = client
@@ -78,7 +82,7 @@ class AgentConnection:
         self.stderr = StderrLog(log_path)
         self.agent: Agent | None = None  # the agent's side of the ACP connection, while it is up
         self.process: AgentProcess | None = process
-        self.initialize_response: Any = None
+        self.initialize_response: InitializeResponse | None = None
         self._stop_reason: str | None = None
 
     @property
@@ -93,9 +97,7 @@ class AgentConnection:
         process group (an agent that handles it stops what it runs, as `iac-code acp` does), and
         SIGKILL to the group after `STOP_GRACE` seconds. Returns once the agent has exited."""
         self._stop_reason = self._stop_reason or "The app quit."
-        terminals = getattr(self.client, "terminals", None)
-        if terminals is not None:
-            terminals.kill_all()
+        self.client.terminals.kill_all()
         if self.process is not None:
             await self.process.stop(STOP_GRACE)
 
@@ -105,7 +107,7 @@ class AgentConnection:
             self._stop_reason = self._stop_reason or reason
             self.process.kill()
 
-    async def run(self, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
+    async def run(self, on_ready: Callable[[InitializeResponse], Awaitable[None]]) -> AgentExit:
         """Run the agent until it exits; `on_ready(initialize_response)` runs once it answered."""
         process = self.process
         try:
@@ -119,7 +121,9 @@ class AgentConnection:
             return AgentExit(f"Could not start the agent `{self.command}`: {exc}", None)
         assert process.stderr is not None
         drain = asyncio.create_task(self.stderr.drain(process.stderr))
-        agent = acp.connect_to_agent(self.client, writer, reader)
+        # TuiClient is a duck-typed Client: the SDK looks its methods up by name and answers a
+        # request it leaves out (elicitation, ext_method) -32601, where the Protocol's stubs answer null
+        agent = acp.connect_to_agent(self.client, writer, reader)  # type: ignore[arg-type]  # see above
         self.agent = agent
         try:
             return await self._serve(agent, process, on_ready)
@@ -138,11 +142,11 @@ class AgentConnection:
                 if not drain.done():
                     drain.cancel()
                 process.close()
-            terminals = getattr(self.client, "terminals", None)
-            if terminals is not None:  # the agent is gone: nobody will release its terminals
-                await terminals.close()
+            await self.client.terminals.close()  # the agent is gone: nobody will release its terminals
 
-    async def _serve(self, agent: Any, process: AgentProcess, on_ready: Callable[[Any], Awaitable[None]]) -> AgentExit:
+    async def _serve(
+        self, agent: ClientSideConnection, process: AgentProcess, on_ready: Callable[[InitializeResponse], Awaitable[None]]
+    ) -> AgentExit:
         exited = asyncio.ensure_future(process.wait())
 
         def ended(reason: str) -> AgentExit:
@@ -179,7 +183,7 @@ class AgentConnection:
             if not exited.done():
                 exited.cancel()
 
-    async def _until_gone(self, agent: Any, exited: asyncio.Future[Any]) -> None:
+    async def _until_gone(self, agent: ClientSideConnection, exited: asyncio.Future[int]) -> None:
         """Wait for the process to exit; stop it if its stdout closes while it runs on.
 
         Without its stdout the agent can answer nothing, yet a live process looks like a working

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
 
-from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+from acp.schema import AgentCapabilities, EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from iac_tui.config import config_dir
 
+McpServer: TypeAlias = McpServerStdio | HttpMcpServer | SseMcpServer
+"""An entry of ACP's `mcpServers` that this app sends (the SDK's models)."""
 
-def _pairs(value: Any) -> dict[str, str] | None:
+
+def _pairs(value: object) -> dict[str, str] | None:
     if value is None:
         return {}
     if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
@@ -26,17 +29,19 @@ def _pairs(value: Any) -> dict[str, str] | None:
     return None
 
 
-def servers_from(config: Any, capabilities: Any = None) -> tuple[list[Any], list[str]]:
-    """ACP server entries for the `mcpServers` object `config`, and a problem per unusable entry.
+def servers_from(config: object, capabilities: AgentCapabilities | None = None) -> tuple[list[McpServer], list[str]]:
+    """ACP server entries for the `mcpServers` object `config` (JSON as read), and a problem per
+    unusable entry.
 
-    `capabilities` is the agent's `agentCapabilities` (None: unknown, HTTP and SSE are kept).
+    `capabilities` is the agent's `agentCapabilities` (None: unknown, HTTP and SSE are kept; an
+    agent without `mcpCapabilities` speaks neither).
     """
     if not config:
         return [], []
     if not isinstance(config, dict):
         return [], ["`mcpServers` in the config file must be an object"]
-    mcp_caps = getattr(capabilities, "mcp_capabilities", None) if capabilities is not None else None
-    servers: list[Any] = []
+    mcp_caps = capabilities.mcp_capabilities if capabilities is not None else None
+    servers: list[McpServer] = []
     problems: list[str] = []
     for name, entry in config.items():
         if not isinstance(entry, dict):
@@ -56,7 +61,8 @@ def servers_from(config: Any, capabilities: Any = None) -> tuple[list[Any], list
             if not isinstance(entry.get("url"), str) or headers is None:
                 problems.append(f"MCP server {name!r}: needs a `url` string and `headers` object of strings")
                 continue
-            if capabilities is not None and not getattr(mcp_caps, kind, False):
+            spoken = mcp_caps is not None and (mcp_caps.http if kind == "http" else mcp_caps.sse)
+            if capabilities is not None and not spoken:
                 problems.append(f"MCP server {name!r}: the agent does not support {kind} MCP servers")
                 continue
             model = HttpMcpServer if kind == "http" else SseMcpServer
@@ -67,7 +73,9 @@ def servers_from(config: Any, capabilities: Any = None) -> tuple[list[Any], list
     return servers, problems
 
 
-def configured_servers(capabilities: Any = None, path: Path | None = None) -> tuple[list[Any], list[str]]:
+def configured_servers(
+    capabilities: AgentCapabilities | None = None, path: Path | None = None
+) -> tuple[list[McpServer], list[str]]:
     """`servers_from` the config file (`<config dir>/config.json`; missing file: none)."""
     path = path or config_dir() / "config.json"
     try:

@@ -20,9 +20,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import ImageContentBlock
+
+    from iac_tui.client import ContentBlock
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s])+)")
 MAX_EMBED_BYTES = 512 * 1024
@@ -54,8 +58,8 @@ def image_type(data: bytes) -> str | None:
     return None
 
 
-def image_block(path: Path) -> Any:
-    """`path` as an ACP image block (`ImageContentBlock`), or None (not an accepted image, too large, unreadable)."""
+def image_block(path: Path) -> ImageContentBlock | None:
+    """`path` as an ACP image block, or None (not an accepted image, too large, unreadable)."""
     from acp.schema import ImageContentBlock  # (iac_tui.sdk)
 
     try:
@@ -117,12 +121,20 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def build_prompt(text: str, root: Path, embedded_context: bool = True, images: bool = False) -> tuple[list[Any], list[Attachment]]:
+def build_prompt(
+    text: str, root: Path, embedded_context: bool = True, images: bool = False
+) -> tuple[list[ContentBlock], list[Attachment]]:
     """The content blocks for a prompt, and the files attached (mentions of missing files are
     left as text); `images`: the agent accepts image blocks (see the module docstring)."""
-    from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextContentBlock, TextResourceContents  # (iac_tui.sdk)
+    from acp.schema import (  # (iac_tui.sdk)
+        EmbeddedResourceContentBlock,
+        ImageContentBlock,
+        ResourceContentBlock,
+        TextContentBlock,
+        TextResourceContents,
+    )
 
-    blocks: list[Any] = [TextContentBlock(type="text", text=text)]
+    blocks: list[ContentBlock] = [TextContentBlock(type="text", text=text)]
     attached: list[Attachment] = []
     root = Path(root).resolve()
     for rel in mentioned_paths(text):
@@ -147,7 +159,7 @@ def build_prompt(text: str, root: Path, embedded_context: bool = True, images: b
             attached.append(Attachment(rel, False))
     for path in pasted_image_paths(text) if images else []:
         image = image_block(path.resolve())
-        if image is not None and image.uri not in {getattr(b, "uri", None) for b in blocks}:
+        if image is not None and image.uri not in {b.uri for b in blocks if isinstance(b, ResourceContentBlock | ImageContentBlock)}:
             blocks.append(image)
             attached.append(Attachment(path.name, True, image=True))
     return blocks, attached

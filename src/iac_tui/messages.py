@@ -19,12 +19,24 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
-    from acp.schema import PermissionOption, ToolCallUpdate
+    from acp.schema import (
+        AvailableCommand,
+        Cost,
+        PermissionOption,
+        PlanEntry,
+        ToolCallProgress,
+        ToolCallStart,
+        ToolCallUpdate,
+        Usage,
+    )
+
+    from iac_tui.state import ConfigOption
+    from iac_tui.terminals import Terminal
 
 
 class AgentEvent(Message):
@@ -59,14 +71,14 @@ class ThoughtChunk(SessionUpdate):
 class ToolCall(SessionUpdate):
     """`tool_call` or `tool_call_update`: `update` is the SDK model (its `session_update` tells which)."""
 
-    update: Any
+    update: ToolCallStart | ToolCallProgress
 
 
 @dataclass(eq=False)
 class PlanChanged(SessionUpdate):
     """The agent's whole plan (`plan`): a list of SDK `PlanEntry`."""
 
-    entries: list[Any]
+    entries: list[PlanEntry]
 
 
 @dataclass(eq=False)
@@ -76,14 +88,14 @@ class UsageChanged(SessionUpdate):
 
     used: int
     size: int
-    cost: Any = None
+    cost: Cost | None = None
 
 
 @dataclass(eq=False)
 class CommandsChanged(SessionUpdate):
     """Slash commands the agent offers (`available_commands_update`): SDK `AvailableCommand`s."""
 
-    commands: list[Any]
+    commands: list[AvailableCommand]
 
 
 @dataclass(eq=False)
@@ -95,9 +107,9 @@ class ModeChanged(SessionUpdate):
 
 @dataclass(eq=False)
 class ConfigChanged(SessionUpdate):
-    """The session's config options changed (`config_option_update`): SDK `SessionConfigOption`s."""
+    """The session's config options changed (`config_option_update`): the SDK's select and boolean options."""
 
-    options: list[Any]
+    options: list[ConfigOption]
 
 
 @dataclass(eq=False)
@@ -110,9 +122,10 @@ class SessionInfoChanged(SessionUpdate):
 @dataclass(eq=False)
 class McpStatusChanged(SessionUpdate):
     """iac-code's `_iac-code/mcp_status` extension notification: the session's MCP servers
-    (`name`, `state`, `tools`, `error`), for the help screen."""
+    (`name`, `transport`, `status`, `reason`, `tools`), for the help screen: JSON objects as the
+    agent sent them (an extension: no SDK model, nothing validated but that each is an object)."""
 
-    servers: list[dict[str, Any]]
+    servers: list[dict[str, object]]
 
 
 @dataclass(eq=False)
@@ -148,7 +161,7 @@ class TurnEnded(AgentEvent):
 
     session_id: str
     stop_reason: str | None
-    usage: Any = None
+    usage: Usage | None = None
     error: str | None = None
 
 
@@ -195,14 +208,14 @@ class TerminalOutput(AgentEvent):
     `terminal` is the live `iac_tui.terminals.Terminal` (its `id`, `output`, `exit_status`).
     """
 
-    terminal: Any
+    terminal: Terminal
 
 
 GATHER_INTERVAL = 1 / 20
 """Seconds a text chunk may wait to be joined with those that follow it (`Gatherer`)."""
 
 
-def _run_key(message: Message) -> tuple[Any, ...] | None:
+def _run_key(message: Message) -> tuple[object, ...] | None:
     """What a chunk must share with the next to be joined with it (None: never joined)."""
     if isinstance(message, MessageChunk) and message.attachment is None:
         return (MessageChunk, message.session_id, message.role)
@@ -222,12 +235,12 @@ class Gatherer:
     single chunk is never held. Call `post` on the event loop (it schedules with `call_later`).
     """
 
-    def __init__(self, post: Callable[[Message], Any], interval: float = GATHER_INTERVAL) -> None:
+    def __init__(self, post: Callable[[Message], object], interval: float = GATHER_INTERVAL) -> None:
         self._post = post
         self.interval = interval
         self._first: MessageChunk | ThoughtChunk | None = None  # the held run's first chunk
         self._texts: list[str] = []  # the held run's texts
-        self._key: tuple[Any, ...] | None = None
+        self._key: tuple[object, ...] | None = None
         self._last = -interval  # when a chunk last went out (monotonic seconds)
         self._timer: asyncio.TimerHandle | None = None
 

@@ -21,7 +21,9 @@ from iac_tui.sdk import acp
 from iac_tui.state import SessionState, Setting
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
-    from acp.schema import AgentCapabilities
+    from acp.schema import AgentCapabilities, SessionInfo
+
+    from iac_tui.mcp_config import McpServer
 
 MAX_SESSION_PAGES = 20
 
@@ -37,11 +39,11 @@ def error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def sort_sessions(sessions: list[Any]) -> list[Any]:
+def sort_sessions(sessions: list[SessionInfo]) -> list[SessionInfo]:
     """Newest first by `updatedAt` (sessions without a time last), keeping the agent's order otherwise."""
     dated = [s for s in sessions if s.updated_at]
     undated = [s for s in sessions if not s.updated_at]
-    return sorted(dated, key=lambda s: s.updated_at, reverse=True) + undated
+    return sorted(dated, key=lambda s: s.updated_at or "", reverse=True) + undated
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +86,7 @@ class SessionManager:
         self._mcp_problems: list[str] = []
         self._mcp_problems_told = False
 
-    def mcp_servers(self) -> list[Any]:
+    def mcp_servers(self) -> list[McpServer]:
         """The config file's MCP servers for the agent; its problems are told once, after the
         session opens (`tell_mcp_problems`), so that entering the session does not clear them."""
         from iac_tui.mcp_config import configured_servers  # imports the SDK's schema (iac_tui.sdk)
@@ -202,9 +204,9 @@ class SessionManager:
             # the old conversation stays on screen, for reading: only the agent forgot it
             await self.new(note="Agent restarted in a new session (it cannot restore the old one; what is above is not in its context).", clear=False)
 
-    async def list(self) -> list[Any]:
+    async def list(self) -> list[SessionInfo]:
         """The project's sessions (every page of `session/list`), newest first."""
-        sessions: list[Any] = []
+        sessions: list[SessionInfo] = []
         cursor = None
         for _ in range(MAX_SESSION_PAGES):
             page = await self.agent.list_sessions(cwd=str(self.project), cursor=cursor)

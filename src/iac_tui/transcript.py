@@ -47,7 +47,7 @@ def block_markdown(block: Widget, agent_name: str = "Agent") -> str | None:
         output = block.output_text()
         return head + ("\n" + fenced(output) if output else "")
     if isinstance(block, PlanView):
-        lines = [f"- [{PLAN_MARKS.get(getattr(e, 'status', ''), ' ')}] {getattr(e, 'content', '')}" for e in block.entries]
+        lines = [f"- [{PLAN_MARKS.get(e.status, ' ')}] {e.content}" for e in block.entries]
         return "**Plan:**\n\n" + "\n".join(lines) + "\n"
     if isinstance(block, AgentError):
         return f"*Agent stopped: {block.reason}*\n"

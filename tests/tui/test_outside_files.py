@@ -3,10 +3,9 @@ only while it is approved (the real agent asks for them; iac-tui serves its read
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import acp
 import pytest
+from acp.schema import ToolCallLocation, ToolCallUpdate
 
 from iac_tui.approvals import OutsideApprovals
 from iac_tui.client import TuiClient
@@ -71,8 +70,8 @@ async def test_an_approved_write_outside_the_project_is_written(ws):
         assert target.read_text() == "# notes\n"
 
 
-def call(call_id: str, kind: str, *paths: str) -> SimpleNamespace:
-    return SimpleNamespace(tool_call_id=call_id, kind=kind, locations=[SimpleNamespace(path=p) for p in paths])
+def call(call_id: str, kind: str, *paths: str) -> ToolCallUpdate:
+    return ToolCallUpdate(tool_call_id=call_id, kind=kind, locations=[ToolCallLocation(path=p) for p in paths])
 
 
 def test_approvals_last_as_long_as_their_call_and_writes_are_never_remembered(tmp_path):

@@ -174,6 +174,21 @@ def test_state_settings_from_config_options_and_modes():
     assert state.setting("mode").current == "a" and state.modes.current_mode_id == "a"
 
 
+def test_state_settings_take_the_choices_of_grouped_options():
+    from acp.schema import SessionConfigOptionSelect, SessionConfigSelectGroup, SessionConfigSelectOption
+
+    state = SessionState()
+    state.config_options = [
+        SessionConfigOptionSelect(type="select", id="m", name="Model", category="model", current_value="y", options=[
+            SessionConfigSelectGroup(group="fast", name="Fast", options=[SessionConfigSelectOption(value="x", name="X")]),
+            SessionConfigSelectGroup(group="big", name="Big", options=[SessionConfigSelectOption(value="y", name="Y", description="d")]),
+        ]),
+    ]
+    setting = state.setting("model")
+    assert [(c.value, c.name, c.description) for c in setting.choices] == [("x", "X", None), ("y", "Y", "d")]
+    assert setting.current_name == "Y"
+
+
 # ----- streaming markdown -----
 
 

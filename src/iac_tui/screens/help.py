@@ -3,8 +3,6 @@ session's MCP servers."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -63,7 +61,7 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,f1,q", "dismiss(None)", "Close")]
 
-    def __init__(self, mcp_servers: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, mcp_servers: list[dict[str, object]] | None = None) -> None:
         super().__init__()
         self.mcp_servers = mcp_servers
 

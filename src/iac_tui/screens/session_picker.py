@@ -6,7 +6,7 @@ Each row shows the title, the time and as much of the id as tells the rows apart
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +18,9 @@ from textual.widgets.option_list import Option
 
 from iac_tui.display import format_time
 from iac_tui.session_manager import sort_sessions
+
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import SessionInfo
 
 
 SHORT_ID = 8  # characters of an id shown when they tell the sessions apart
@@ -51,7 +54,7 @@ class SessionPicker(ModalScreen[SessionChoice | None]):
         Binding("escape", "dismiss(None)", "Close"),
     ]
 
-    def __init__(self, sessions: list[Any], current: str | None, can_fork: bool = True) -> None:
+    def __init__(self, sessions: list[SessionInfo], current: str | None, can_fork: bool = True) -> None:
         super().__init__()
         self.sessions = sort_sessions(sessions)
         self.current = current
@@ -68,7 +71,7 @@ class SessionPicker(ModalScreen[SessionChoice | None]):
             keys = "[b]enter[/b] load  " + ("[b]f[/b] fork  " if self.can_fork else "") + "[b]n[/b] new  [b]esc[/b] close"
             yield Static(Content.from_markup(keys), classes="picker-keys")
 
-    def _option(self, session: Any) -> Option:
+    def _option(self, session: SessionInfo) -> Option:
         title = session.title or "(untitled)"
         when = format_time(session.updated_at)
         marker = "● " if session.session_id == self.current else "  "

@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -46,6 +46,12 @@ from iac_tui.widgets.plan import PlanView
 from iac_tui.widgets.thought import Thought
 from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.welcome import Welcome
+
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import PlanEntry, ToolCallUpdate
+
+    from iac_tui.terminals import Terminal
+    from iac_tui.widgets.tool_call import AnyToolCall
 
 PRUNE_TO = 0.6  # of max_rows
 STOP_REASONS = {
@@ -83,7 +89,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self._streaming: AgentMessage | Thought | UserMessage | None = None
         self._tools: dict[str, ToolCallPanel] = {}
         self._plan: PlanView | None = None
-        self._terminals: dict[str, Any] = {}  # client terminals by id (`iac_tui.terminals.Terminal`)
+        self._terminals: dict[str, Terminal] = {}  # client terminals by id
         self.following = True
         self.unread = 0
         self.parking = Parking(self, self._live)
@@ -341,7 +347,7 @@ class Conversation(VerticalScroll, can_focus=False):
         """The panel of a tool call, if it is shown."""
         return self._tools.get(tool_call_id)
 
-    async def tool_call(self, update: Any) -> ToolCallPanel:
+    async def tool_call(self, update: AnyToolCall) -> ToolCallPanel:
         """A `tool_call` or `tool_call_update` (an update for an unknown id starts a panel)."""
         panel = self._tools.get(update.tool_call_id)
         if panel is None:
@@ -352,7 +358,7 @@ class Conversation(VerticalScroll, can_focus=False):
         await panel.apply(update)
         return panel
 
-    async def awaiting_permission(self, tool_call: Any, reply: PermissionAnswer) -> ToolCallPanel:
+    async def awaiting_permission(self, tool_call: ToolCallUpdate, reply: PermissionAnswer) -> ToolCallPanel:
         """Show a permission request's tool call (a panel marked as waiting until `reply` is settled)."""
         panel = await self.tool_call(tool_call)
         panel.set_awaiting_permission(True)
@@ -365,14 +371,14 @@ class Conversation(VerticalScroll, can_focus=False):
             self._place_plan()
         return panel
 
-    async def terminal_output(self, terminal: Any) -> None:
-        """A client terminal (`iac_tui.terminals.Terminal`) printed or exited: refresh the calls showing it."""
+    async def terminal_output(self, terminal: Terminal) -> None:
+        """A client terminal printed or exited: refresh the calls showing it."""
         self._terminals[terminal.id] = terminal
         for panel in self._tools.values():
             if panel.shows_terminal(terminal.id):
                 await panel.terminal_changed()
 
-    async def plan(self, entries: list[Any]) -> PlanView:
+    async def plan(self, entries: list[PlanEntry]) -> PlanView:
         """The turn's plan: updated in place, and moved to the bottom if other blocks followed it,
         but never below a tool call that awaits approval (it would push the diff off the screen).
 

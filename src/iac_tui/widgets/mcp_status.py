@@ -11,7 +11,7 @@ from typing import Any
 from textual.widgets import Markdown
 
 
-def status_markdown(servers: list[dict[str, Any]] | None) -> str:
+def status_markdown(servers: list[dict[str, object]] | None) -> str:
     """A Markdown section for `servers` (the notification's `servers` list; None: not reported)."""
     lines = ["## MCP servers", ""]
     if servers is None:
@@ -31,5 +31,5 @@ def status_markdown(servers: list[dict[str, Any]] | None) -> str:
 class McpStatus(Markdown):
     """The MCP servers section of the help screen."""
 
-    def __init__(self, servers: list[dict[str, Any]] | None, **kw: Any) -> None:
+    def __init__(self, servers: list[dict[str, object]] | None, **kw: Any) -> None:
         super().__init__(status_markdown(servers), **kw)

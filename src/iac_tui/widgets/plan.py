@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
@@ -12,13 +12,16 @@ from textual.widgets import Static
 STATUS_MARKS = {"pending": "☐", "in_progress": "◐", "completed": "☑"}
 PRIORITY_MARKS = {"high": "!", "medium": " ", "low": " "}
 
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import PlanEntry
+
 
 class PlanView(VerticalGroup):
     """A checklist of SDK `PlanEntry`s (content, status, priority)."""
 
-    def __init__(self, entries: list[Any] | None = None) -> None:
+    def __init__(self, entries: list[PlanEntry] | None = None) -> None:
         super().__init__()
-        self.entries: list[Any] = list(entries or [])
+        self.entries: list[PlanEntry] = list(entries or [])
 
     def compose(self) -> ComposeResult:
         yield Static(classes="plan-title")
@@ -27,7 +30,7 @@ class PlanView(VerticalGroup):
     def on_mount(self) -> None:
         self._render_entries(force=True)
 
-    def set_entries(self, entries: list[Any]) -> None:
+    def set_entries(self, entries: list[PlanEntry]) -> None:
         """Replace the whole plan (in place)."""
         self.entries = list(entries)
         self._render_entries()

@@ -4,7 +4,7 @@ agent reports one)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
@@ -12,6 +12,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from iac_tui.display import format_tokens
+
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import Cost, Usage
 
 
 def format_context(used: int | None, size: int | None) -> str:
@@ -23,11 +26,11 @@ def format_context(used: int | None, size: int | None) -> str:
     return f"ctx {format_tokens(used)}/{format_tokens(size)} {used * 100 // size}%"
 
 
-def format_turn(usage: Any) -> str:
-    """The last prompt's tokens, `↑4.1k ↓120` (empty when unknown)."""
+def format_turn(usage: Usage | None) -> str:
+    """The last prompt's tokens (`session/prompt`'s `usage`), `↑4.1k ↓120` (empty when unknown)."""
     if usage is None:
         return ""
-    return f"↑{format_tokens(usage.input_tokens or 0)} ↓{format_tokens(usage.output_tokens or 0)}"
+    return f"↑{format_tokens(usage.input_tokens)} ↓{format_tokens(usage.output_tokens)}"
 
 
 def sandbox_label(warning: str | None, width: int) -> str:
@@ -44,12 +47,11 @@ def sandbox_label(warning: str | None, width: int) -> str:
 CURRENCY_SIGNS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
 
 
-def format_cost(cost: Any) -> str:
+def format_cost(cost: Cost | None) -> str:
     """The session's cost (`usage_update.cost`): `$0.42`, `€1.05`, `12.50 CHF` (empty when unknown)."""
-    amount = getattr(cost, "amount", None)
-    if not isinstance(amount, int | float):
+    if cost is None:
         return ""
-    currency = str(getattr(cost, "currency", "") or "").upper()
+    amount, currency = cost.amount, cost.currency.upper()
     figure = f"{amount:,.2f}" if amount >= 0.01 or amount == 0 else f"{amount:.4f}"
     sign = CURRENCY_SIGNS.get(currency)
     return f"{sign}{figure}" if sign else f"{figure} {currency}".strip()
@@ -104,8 +106,8 @@ class StatusBar(HorizontalGroup):
         """The current mode's name."""
         self._set("status-mode", name or "")
 
-    def set_usage(self, used: int | None, size: int | None, turn: Any, cost: Any = None) -> None:
-        """Context use, the last prompt's tokens and the session's cost (an SDK `Cost`, or None)."""
+    def set_usage(self, used: int | None, size: int | None, turn: Usage | None, cost: Cost | None = None) -> None:
+        """Context use, the last prompt's tokens and the session's cost (None: not reported)."""
         context, last = format_context(used, size), format_turn(turn)
         if self.usage_labels is not None:
             context, last = (self.usage_labels[0] if context else ""), (self.usage_labels[1] if last else "")

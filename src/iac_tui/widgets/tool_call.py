@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
         ToolCallUpdate,
     )
 
+    from iac_tui.terminals import Terminal
+
     ToolCallContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
     AnyToolCall = ToolCallStart | ToolCallProgress | ToolCallUpdate
     """A `tool_call`, a `tool_call_update`, or a permission request's tool call."""
@@ -76,11 +78,11 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
         Binding("v", "review", "Review diffs"),
     ]
 
-    def __init__(self, tool_call_id: str, root: Path, terminals: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, tool_call_id: str, root: Path, terminals: Mapping[str, Terminal] | None = None) -> None:
         super().__init__(classes="-pending")
         self.tool_call_id = tool_call_id
         self.root = root
-        self.terminals: Mapping[str, Any] = terminals if terminals is not None else {}
+        self.terminals: Mapping[str, Terminal] = terminals if terminals is not None else {}
         self.kind = "other"
         self.title = ""
         self.status = "pending"
@@ -385,7 +387,7 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
 
         for question in self.app.query(PermissionQuestion):
             ask = question.current
-            if ask is not None and getattr(ask.request.tool_call, "tool_call_id", None) == self.tool_call_id:
+            if ask is not None and ask.request.tool_call.tool_call_id == self.tool_call_id:
                 question.action_review()
                 return
         self.app.push_screen(DiffReview(changes, title=strip_root(self.title or "edit", self.root)))
