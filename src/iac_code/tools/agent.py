@@ -1,6 +1,6 @@
 """`agent`: hand a self-contained task to a sub-agent and return its final answer.
 
-The sub-agent (`ToolContext.run_subagent`, implemented by `agent/subagent.run`) uses the same
+The sub-agent (`ToolContext.run_subagent`, made by `agent/subagent.starter`) uses the same
 model with a fresh context and only the read-only tools, for a bounded number of model requests;
 what it does is reported as progress lines in this call's panel, and its permission requests go
 to the client on this call. It runs in the calling task, so a cancel of the turn reaches it.
