@@ -18,7 +18,7 @@ import glob
 import os
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from iac_code.tools.paths import (
@@ -107,20 +107,8 @@ def reaches_sensitive(top: Path, root: Path, config_dir: Path, *, hidden: bool =
     def read(name: str) -> bool:
         return not only or any(fnmatch.fnmatchcase(name, pattern) for pattern in only)
 
-    seen = 0
-    pending = [top]
-    while pending:
-        directory = pending.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        seen += len(entries)
-        if seen > MAX_WALKED:
-            return True
-        for entry in entries:
-            if not hidden and entry.name.startswith("."):
-                continue
+    try:
+        for entry in _entries_below(top, hidden):
             path = Path(entry.path)
             if entry.is_symlink():
                 real = Path(os.path.realpath(path))
@@ -129,14 +117,41 @@ def reaches_sensitive(top: Path, root: Path, config_dir: Path, *, hidden: bool =
             elif entry.is_dir(follow_symlinks=False):
                 if is_sensitive(path, config_dir) and not only:
                     return True
-                pending.append(path)
             elif not read(entry.name):
                 continue
             elif is_sensitive(path, config_dir):
                 return True
             elif entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink > 1:
                 return True
+    except _TooMany:
+        return True
     return False
+
+
+class _TooMany(Exception):
+    """A walk met more than `MAX_WALKED` entries."""
+
+
+def _entries_below(top: Path, hidden: bool = True) -> Iterator[os.DirEntry[str]]:
+    """Every entry below the directory `top`, depth first, a directory's entries before what is
+    below them; directory links are not followed, and without `hidden` names starting with `.`
+    (and what is below them) are skipped. Raises `_TooMany` past `MAX_WALKED` entries (skipped
+    ones count)."""
+    seen, pending = 0, [top]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        seen += len(entries)
+        if seen > MAX_WALKED:
+            raise _TooMany
+        for entry in entries:
+            if not hidden and entry.name.startswith("."):
+                continue
+            yield entry
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
 
 
 LINK_CARRIERS = frozenset({"cp", "mv"})
@@ -160,20 +175,11 @@ def holds_link(arguments: Iterable[str], cwd: Path) -> bool:
                 continue
         except OSError:
             return True
-        seen, pending = 0, [path]
-        while pending:
-            try:
-                entries = list(os.scandir(pending.pop()))
-            except OSError:
-                continue
-            seen += len(entries)
-            if seen > MAX_WALKED:
+        try:
+            if any(entry.is_symlink() for entry in _entries_below(path)):
                 return True
-            for entry in entries:
-                if entry.is_symlink():
-                    return True
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(Path(entry.path))
+        except _TooMany:
+            return True
     return False
 
 
