@@ -173,7 +173,7 @@ class AgentLoop:
         turn = Turn()
         try:
             self.conversation.append(prompt)
-            return await self._turn(turn)
+            return await self._until_stop(turn)
         except (asyncio.CancelledError, PermissionCancelled):
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -188,7 +188,8 @@ class AgentLoop:
             await self._settle(turn, "Failed: internal error.")
             raise
 
-    async def _turn(self, turn: Turn) -> TurnResult:
+    async def _until_stop(self, turn: Turn) -> TurnResult:
+        """The model requests of the turn, each followed by the tools it asked for, until a stop reason."""
         requests = 0
         while True:
             if requests >= self.config.max_requests:
