@@ -34,7 +34,6 @@ from iac_tui.file_index import ProjectFiles
 from iac_tui.history import PromptHistory
 from iac_tui.launch import AgentCommand, agent_environment, default_agent_command
 from iac_tui.process import AgentProcess
-from iac_tui.screens.help import HelpScreen
 from iac_tui.session_actions import SessionActions
 from iac_tui.session_manager import FirstSession, SessionManager, error_text
 from iac_tui.state import SessionState
@@ -573,6 +572,8 @@ class IacTui(App[None]):
         self.session_actions.open_picker()
 
     def action_help(self) -> None:
+        from iac_tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.state.mcp_servers.get(self.state.session_id or "")))
 

@@ -19,10 +19,8 @@ from typing import TYPE_CHECKING
 from textual.dom import DOMNode
 from textual.widget import Widget
 
-from iac_tui import messages, transcript
+from iac_tui import messages
 from iac_tui.display import project_relative
-from iac_tui.widgets.code import CodeBlock
-from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.prompt import Command
 
 if TYPE_CHECKING:
@@ -34,6 +32,10 @@ EXPORT_COMMAND = Command("export", "write the conversation to a Markdown file (i
 def block_to_copy(conversation: Conversation, focused: DOMNode | None) -> str | None:
     """What f5 copies (see the module docstring) with `focused` the app's focused widget, or None
     when there is nothing to copy yet."""
+    from iac_tui import transcript  # (the blocks' modules load behind the first paint: `iac_tui.sdk`)
+    from iac_tui.widgets.code import CodeBlock
+    from iac_tui.widgets.message import AgentMessage
+
     node = focused
     while isinstance(node, Widget) and node is not conversation:
         if isinstance(node, CodeBlock):

@@ -4,7 +4,9 @@ Importing `acp` costs about 1.3 s (its pydantic schema); before, the app paid it
 paint. Modules that the app imports to draw itself take `acp` from here (`from iac_tui.sdk import
 acp`): a stand-in module that imports the SDK on its first attribute access. Modules that use the
 SDK's names at import time (the client, the connection, MCP settings) are imported by the app only
-when it starts the agent, in a thread (`load()`), so that the prompt box takes keys meanwhile.
+when it starts the agent, in a thread (`load()`), so that the prompt box takes keys meanwhile; so
+are the conversation's block widgets (Markdown, code, diffs: ~0.1-0.2 s), which the first screen
+does without (its modules import them where they are used).
 
 The stand-in is not put in `sys.modules`: the import system keeps seeing one real `acp`. (The
 standard library's `LazyLoader` was used before: with its lazy `acp` registered, an `import
@@ -34,7 +36,17 @@ class _OnFirstUse(ModuleType):
 acp = _OnFirstUse("acp")
 
 
+BEHIND_THE_FIRST_PAINT = (
+    # the SDK and the app's modules built on it: the agent's connection needs them
+    "acp", "acp.schema", "iac_tui.client", "iac_tui.connection", "iac_tui.mcp_config",
+    # then the conversation's blocks (Markdown, diffs), which the first screen does without
+    "iac_tui.widgets.message", "iac_tui.widgets.thought", "iac_tui.widgets.tool_call", "iac_tui.transcript",
+)  # fmt: skip
+
+
 def load() -> None:
-    """Import the SDK and the app's modules built on it (blocking: call it in a thread)."""
-    for name in ("acp", "acp.schema", "iac_tui.client", "iac_tui.connection", "iac_tui.mcp_config"):
+    """Import `BEHIND_THE_FIRST_PAINT` (blocking: call it in a thread). The app calls it once its
+    first screen is drawn; the modules that draw that screen import none of these (a module
+    imported on first use here is imported where it is used, as usual: importing is idempotent)."""
+    for name in BEHIND_THE_FIRST_PAINT:
         importlib.import_module(name)

@@ -12,7 +12,8 @@ from tui_support import ready, send, turn_done, wait_until
 
 from iac_tui.screens.diff_review import DiffReview
 from iac_tui.screens.pager import Pager, find, location, plain_lines
-from iac_tui.widgets.diff import EditDiff, FileChange, diff_counts, wants_review
+from iac_tui.file_changes import FileChange, diff_counts, wants_review
+from iac_tui.widgets.diff import EditDiff
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.tool_output import ToolOutput, take_rows

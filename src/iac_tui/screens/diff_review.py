@@ -28,7 +28,8 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from iac_tui.answer_keys import KIND_KEYS, LETTER_GRACE
-from iac_tui.widgets.diff import FileChange, counts_label, diff_counts, make_diff_view
+from iac_tui.file_changes import FileChange, diff_counts
+from iac_tui.widgets.diff import counts_label, make_diff_view
 
 
 class DiffReview(Screen[str | None]):

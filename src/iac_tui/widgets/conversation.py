@@ -35,23 +35,21 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 
-from iac_tui import config, messages, transcript
+from iac_tui import config, messages
 from iac_tui.messages import PermissionAnswer
 from iac_tui.widgets.agent_error import AgentError
-from iac_tui.widgets.diff import warm_up_highlighting
-from iac_tui.widgets.message import AgentMessage, UserMessage
 from iac_tui.widgets.note import Note, PrunedNote
 from iac_tui.widgets.parking import PAGE_BLOCKS, Page, Parking
 from iac_tui.widgets.plan import PlanView
-from iac_tui.widgets.thought import Thought
-from iac_tui.widgets.tool_call import ToolCallPanel
 from iac_tui.widgets.welcome import Welcome
 
-if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+if TYPE_CHECKING:  # the SDK loads after the first paint; the blocks are imported where used (`iac_tui.sdk`)
     from acp.schema import PlanEntry, ToolCallUpdate
 
     from iac_tui.terminals import Terminal
-    from iac_tui.widgets.tool_call import AnyToolCall
+    from iac_tui.widgets.message import AgentMessage, UserMessage
+    from iac_tui.widgets.thought import Thought
+    from iac_tui.widgets.tool_call import AnyToolCall, ToolCallPanel
 
 PRUNE_TO = 0.6  # of max_rows
 STOP_REASONS = {
@@ -98,7 +96,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self.anchor()
         self.screen.screen_layout_refresh_signal.subscribe(self, lambda _screen: self.parking.after_layout())
         # the first diff would pay Pygments' start-up; pay it in the background once the app runs
-        self.set_timer(1.0, lambda: self.run_worker(warm_up_highlighting, thread=True, exit_on_error=False, group="warm-up"))
+        self.set_timer(1.0, lambda: self.run_worker(_warm_up_highlighting, thread=True, exit_on_error=False, group="warm-up"))
 
     # ----- what the agent says: the client posts it here, in arrival order -----
     # Each message then bubbles up to the app, which keeps the session state and the status bar.
@@ -219,6 +217,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def _removable(self, widget: Widget) -> bool:
         """A finished block: not streaming, not a running or pending tool call, not the plan."""
+        from iac_tui.widgets.tool_call import ToolCallPanel
+
         if widget is self._streaming or widget is self._plan or isinstance(widget, PlanView):
             return False
         if isinstance(widget, ToolCallPanel):
@@ -228,17 +228,24 @@ class Conversation(VerticalScroll, can_focus=False):
     def _live(self, widget: Widget) -> bool:
         """A block whose height may still change: streaming, a running or pending tool call, a
         question, the turn's plan (never parked)."""
+        from iac_tui.widgets.tool_call import ToolCallPanel
+
         if widget is self._streaming or widget is self._plan:
             return True
         return isinstance(widget, ToolCallPanel) and (not widget.finished or widget.awaiting_permission)
 
     def _kept_from(self, blocks: list[Widget]) -> int:
         """The index of the first block of the last two turns (they are never pruned)."""
+        from iac_tui.widgets.message import UserMessage
+
         starts = [i for i, block in enumerate(blocks) if isinstance(block, UserMessage)]
         return starts[-2] if len(starts) >= 2 else (starts[0] if starts else len(blocks) - 1)
 
     async def _prune(self) -> None:
         """Remove the oldest finished blocks once the blocks take more than `max_rows` rows."""
+        from iac_tui import transcript
+        from iac_tui.widgets.tool_call import ToolCallPanel
+
         self._prune_pending = False
         blocks = [b for b in self.blocks if not isinstance(b, PrunedNote)]
         total = sum(self._rows(b) for b in blocks)
@@ -282,6 +289,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def transcript(self) -> str:
         """The whole conversation as Markdown, pruned blocks included (`iac_tui.transcript`)."""
+        from iac_tui import transcript
+
         parts = list(self.pruned_markdown)
         for block in self.blocks:
             if not isinstance(block, PrunedNote):
@@ -292,6 +301,9 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def close_open(self, collapse_thought: bool = True) -> None:
         """Finish the streaming message or thought, if any."""
+        from iac_tui.widgets.message import AgentMessage
+        from iac_tui.widgets.thought import Thought
+
         block, self._streaming = self._streaming, None
         if isinstance(block, AgentMessage):
             await block.finish()
@@ -304,6 +316,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def add_user(self, text: str, attachments: list[str] | None = None) -> UserMessage:
         """A prompt the user sent (starts a new turn)."""
+        from iac_tui.widgets.message import UserMessage
+
         await self.close_open()
         self._plan = None
         message = UserMessage(text, attachments)
@@ -312,6 +326,8 @@ class Conversation(VerticalScroll, can_focus=False):
         return message
 
     async def _replayed_user(self) -> UserMessage:
+        from iac_tui.widgets.message import UserMessage
+
         if not isinstance(self._streaming, UserMessage):
             await self.close_open()
             self._plan = None
@@ -329,6 +345,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def agent_text(self, text: str) -> None:
         """An agent message chunk."""
+        from iac_tui.widgets.message import AgentMessage
+
         if not isinstance(self._streaming, AgentMessage):
             await self.close_open()
             self._streaming = AgentMessage()
@@ -337,6 +355,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def thought_text(self, text: str) -> None:
         """An agent thought chunk."""
+        from iac_tui.widgets.thought import Thought
+
         if not isinstance(self._streaming, Thought):
             await self.close_open()
             self._streaming = Thought()
@@ -349,6 +369,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def tool_call(self, update: AnyToolCall) -> ToolCallPanel:
         """A `tool_call` or `tool_call_update` (an update for an unknown id starts a panel)."""
+        from iac_tui.widgets.tool_call import ToolCallPanel
+
         panel = self._tools.get(update.tool_call_id)
         if panel is None:
             await self.close_open()
@@ -401,6 +423,8 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def _place_plan(self) -> None:
         """Put the plan at the bottom, or just above the first tool call awaiting approval."""
+        from iac_tui.widgets.tool_call import ToolCallPanel
+
         plan = self._plan
         assert plan is not None
         page = plan.parent  # the turn's page: its blocks are the turn's
@@ -456,6 +480,9 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def focus_newest(self) -> bool:
         """Focus the newest block that takes the focus (a tool call or a thought); False if none."""
+        from iac_tui.widgets.thought import Thought
+        from iac_tui.widgets.tool_call import ToolCallPanel
+
         for block in reversed(self.blocks):
             if isinstance(block, (ToolCallPanel, Thought)) and block.focusable:
                 block.focus()
@@ -464,8 +491,18 @@ class Conversation(VerticalScroll, can_focus=False):
 
     def thoughts(self) -> list[Thought]:
         """Every thought block."""
+        from iac_tui.widgets.thought import Thought
+
         return list(self.query(Thought))
 
     def tool_panels(self) -> list[ToolCallPanel]:
         """Every tool-call panel, top to bottom."""
+        from iac_tui.widgets.tool_call import ToolCallPanel
+
         return list(self.query(ToolCallPanel))
+
+
+def _warm_up_highlighting() -> None:
+    from iac_tui.widgets.diff import warm_up_highlighting
+
+    warm_up_highlighting()

@@ -45,8 +45,8 @@ from textual.widgets import Static
 
 from iac_tui.answer_keys import ANSWER_LETTERS, KIND_KEYS, LETTER_GRACE
 from iac_tui.display import project_relative, strip_root
+from iac_tui.file_changes import FileChange, diff_counts, wants_review
 from iac_tui.messages import PermissionRequested
-from iac_tui.widgets.diff import FileChange, diff_counts, wants_review
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
     from acp.schema import ToolCallUpdate

@@ -20,7 +20,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from iac_tui.display import project_relative, strip_root
-from iac_tui.widgets.diff import MANY_FILES, EditDiff, FileChange, counts_label
+from iac_tui.file_changes import MANY_FILES, FileChange
+from iac_tui.widgets.diff import EditDiff, counts_label
 from iac_tui.widgets.tool_output import ToolOutput, is_markdown
 from iac_tui.widgets.tool_text import input_summary, output_text
 
