@@ -13,12 +13,20 @@ import json
 from pathlib import Path
 from typing import TypeAlias
 
-from acp.schema import AgentCapabilities, EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+from acp.schema import (
+    AcpMcpServer,
+    AgentCapabilities,
+    EnvVariable,
+    HttpHeader,
+    HttpMcpServer,
+    McpServerStdio,
+    SseMcpServer,
+)
 
 from iac_tui.config import config_dir
 
-McpServer: TypeAlias = McpServerStdio | HttpMcpServer | SseMcpServer
-"""An entry of ACP's `mcpServers` that this app sends (the SDK's models)."""
+McpServer: TypeAlias = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+"""An entry of ACP's `mcpServers` (the SDK's union; this app makes stdio, http and sse ones)."""
 
 
 def _pairs(value: object) -> dict[str, str] | None:

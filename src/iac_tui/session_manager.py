@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual.message import Message
 
@@ -21,6 +21,7 @@ from iac_tui.sdk import acp
 from iac_tui.state import SessionState, Setting
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.interfaces import Agent
     from acp.schema import AgentCapabilities, SessionInfo
 
     from iac_tui.mcp_config import McpServer
@@ -71,7 +72,7 @@ class SessionManager:
         state: SessionState,
         project: Path,
         post: Callable[[Message], None],
-        agent: Callable[[], Any],
+        agent: Callable[[], Agent | None],
         capabilities: Callable[[], AgentCapabilities | None],
         changed: Callable[[], None],
         notify: Callable[[str], None],
@@ -103,9 +104,17 @@ class SessionManager:
             self.post(messages.Notice("MCP servers not passed to the agent: " + "; ".join(self._mcp_problems) + ".", "warning"))
 
     @property
-    def agent(self) -> Any:
+    def agent(self) -> Agent | None:
         """The agent to send requests to (the SDK's side of the live ACP connection; None while the agent is down)."""
         return self._agent()
+
+    def live_agent(self) -> Agent:
+        """The agent, for a request now; ConnectionError while it is down (as a request to a
+        closed connection raises)."""
+        agent = self._agent()
+        if agent is None:
+            raise ConnectionError("the agent is not running")
+        return agent
 
     @property
     def capabilities(self) -> AgentCapabilities | None:
@@ -148,16 +157,16 @@ class SessionManager:
 
     async def close_current(self) -> None:
         """Close the session being left, if the agent supports `session/close`."""
-        old = self.state.session_id
-        if old and self.agent is not None and self.session_capability("close"):
+        old, agent = self.state.session_id, self.agent
+        if old and agent is not None and self.session_capability("close"):
             try:
-                await self.agent.close_session(session_id=old)
+                await agent.close_session(session_id=old)
             except Exception:  # the agent may have forgotten it; nothing to do
                 pass
 
     async def new(self, note: str | None = None, clear: bool = True) -> None:
         """Create a session in the project and show it (below the conversation shown, if not `clear`)."""
-        response = await self.agent.new_session(cwd=str(self.project), mcp_servers=self.mcp_servers())
+        response = await self.live_agent().new_session(cwd=str(self.project), mcp_servers=self.mcp_servers())
         await self.enter(response.session_id, clear=clear)
         self.state.apply_session_response(response)
         self.post(messages.SessionOpened(response.session_id, "new", note))
@@ -168,13 +177,13 @@ class SessionManager:
         if not self.can_load:
             if self.session_capability("resume"):
                 await self.enter(session_id)
-                response = await self.agent.resume_session(session_id=session_id, cwd=str(self.project))
-                self.state.apply_session_response(response)
+                resumed = await self.live_agent().resume_session(session_id=session_id, cwd=str(self.project))
+                self.state.apply_session_response(resumed)
                 self.post(messages.SessionOpened(session_id, "resume", "Resumed the session (this agent cannot replay its history)."))
                 return
             raise acp.RequestError.method_not_found("session/load")
         await self.enter(session_id)
-        response = await self.agent.load_session(cwd=str(self.project), session_id=session_id, mcp_servers=self.mcp_servers())
+        response = await self.live_agent().load_session(cwd=str(self.project), session_id=session_id, mcp_servers=self.mcp_servers())
         self.state.apply_session_response(response)
         await self.fetch_title(session_id)
         self.post(messages.SessionOpened(session_id, "load", note))
@@ -195,7 +204,7 @@ class SessionManager:
     async def reattach(self, session_id: str) -> None:
         """After a restart: resume the session without replay if possible, else reload it."""
         if self.session_capability("resume"):
-            response = await self.agent.resume_session(session_id=session_id, cwd=str(self.project))
+            response = await self.live_agent().resume_session(session_id=session_id, cwd=str(self.project))
             self.state.apply_session_response(response)
             self.post(messages.SessionOpened(session_id, "resume", "Agent restarted; the session goes on."))
         elif self.can_load:
@@ -209,7 +218,7 @@ class SessionManager:
         sessions: list[SessionInfo] = []
         cursor = None
         for _ in range(MAX_SESSION_PAGES):
-            page = await self.agent.list_sessions(cwd=str(self.project), cursor=cursor)
+            page = await self.live_agent().list_sessions(cwd=str(self.project), cursor=cursor)
             sessions.extend(page.sessions)
             cursor = page.next_cursor
             if not cursor:
@@ -234,15 +243,15 @@ class SessionManager:
 
     async def change_setting(self, setting: Setting, value: str) -> None:
         """Set a config option (or the mode through `session/set_mode`) and record the result."""
-        session_id = self.state.session_id
-        if self.agent is None or session_id is None:
+        session_id, agent = self.state.session_id, self.agent
+        if agent is None or session_id is None:
             return
         try:
             if setting.via_modes:
-                await self.agent.set_session_mode(session_id=session_id, mode_id=value)
+                await agent.set_session_mode(session_id=session_id, mode_id=value)
                 self.state.set_mode(value)
             else:
-                response = await self.agent.set_config_option(config_id=setting.id, session_id=session_id, value=value)
+                response = await agent.set_config_option(config_id=setting.id, session_id=session_id, value=value)
                 if response is not None and response.config_options is not None:
                     self.state.config_options = list(response.config_options)
                 if setting.category == "mode":
@@ -254,5 +263,5 @@ class SessionManager:
 
     async def fork(self, session_id: str) -> None:
         """Branch a session (`session/fork`) and show the branch (loaded, so its history shows)."""
-        response = await self.agent.fork_session(session_id=session_id, cwd=str(self.project), mcp_servers=self.mcp_servers())
+        response = await self.live_agent().fork_session(session_id=session_id, cwd=str(self.project), mcp_servers=self.mcp_servers())
         await self.load(response.session_id, "Forked: this is a new branch of the session.")

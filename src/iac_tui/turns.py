@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
     from acp.interfaces import Agent
     from acp.schema import AgentCapabilities
 
-    from iac_tui.client import TuiClient
+    from iac_tui.client import ContentBlock, TuiClient
     from iac_tui.widgets.conversation import Conversation
     from iac_tui.widgets.input_area import InputArea
 
@@ -121,7 +121,7 @@ class TurnController:
         dock.indicator.start("Working…")
         self._run(self._prompt(session_id, blocks), group="turn", exit_on_error=False)
 
-    async def _prompt(self, session_id: str, blocks: list[Any]) -> None:
+    async def _prompt(self, session_id: str, blocks: list[ContentBlock]) -> None:
         try:
             agent = self._agent()
             if agent is None:  # the agent stopped while the prompt was being built

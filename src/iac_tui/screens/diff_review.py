@@ -14,7 +14,7 @@ would make it the start of a word.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
@@ -31,6 +31,9 @@ from iac_tui.answer_keys import KIND_KEYS, LETTER_GRACE
 from iac_tui.file_changes import FileChange, diff_counts
 from iac_tui.widgets.diff import counts_label, make_diff_view
 
+if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
+    from acp.schema import PermissionOption
+
 
 class DiffReview(Screen[str | None]):
     """Review `changes` under `title`; with `options`, answer the permission request from here."""
@@ -46,7 +49,7 @@ class DiffReview(Screen[str | None]):
     split: var[bool] = var(False)
 
     def __init__(
-        self, changes: list[FileChange], title: str = "Review the changes", options: list[Any] | None = None, *, letters: bool = True
+        self, changes: list[FileChange], title: str = "Review the changes", options: list[PermissionOption] | None = None, *, letters: bool = True
     ) -> None:
         super().__init__()
         self.changes = list(changes)

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
@@ -49,7 +49,7 @@ from iac_tui.file_changes import FileChange, diff_counts, wants_review
 from iac_tui.messages import PermissionRequested
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
-    from acp.schema import ToolCallUpdate
+    from acp.schema import PermissionOption, ToolCallUpdate
 
 DEFAULT_KINDS = ("allow_once", "reject_once")  # what a bare enter may pick, in this order of preference
 QUESTIONS = {"edit": "Allow this edit?", "execute": "Allow this command?", "delete": "Allow this deletion?", "move": "Allow this move?"}
@@ -84,7 +84,7 @@ def describe(tool_call: ToolCallUpdate, kind: str, title: str, root: Path) -> Co
     return Content("  ").join(parts)
 
 
-def default_option(options: list[Any]) -> int | None:
+def default_option(options: list[PermissionOption]) -> int | None:
     """The index of the option a bare enter picks: the first `allow_once`, else the first
     `reject_once`, else None (an "always" option is never the default, whatever its position)."""
     for kind in DEFAULT_KINDS:
@@ -94,7 +94,7 @@ def default_option(options: list[Any]) -> int | None:
     return None
 
 
-def option_keys(options: list[Any]) -> dict[str, int]:
+def option_keys(options: list[PermissionOption]) -> dict[str, int]:
     """The answer letter of each option kind offered -> the index of that kind's first option."""
     keys: dict[str, int] = {}
     for index, option in enumerate(options):
@@ -162,8 +162,8 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         return self.queue[0] if self.queue else None
 
     @property
-    def options(self) -> list[Any]:
-        """The options of the request shown (SDK `PermissionOption`s)."""
+    def options(self) -> list[PermissionOption]:
+        """The options of the request shown."""
         return self.queue[0].request.options if self.queue else []
 
     def ask(self, request: PermissionRequested, kind: str, subject: Content) -> None:
@@ -235,7 +235,7 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
             if option_id is not None:
                 request.reply.answer(option_id)
 
-        def settled(_: Any) -> None:  # answered or cancelled elsewhere: the reviewer has nothing left to ask
+        def settled(_: object) -> None:  # answered or cancelled elsewhere: the reviewer has nothing left to ask
             if screen.is_attached and self.app.screen is screen:
                 screen.dismiss(None)
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalGroup, VerticalGroup
@@ -332,8 +333,8 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
             label = Content.from_markup("▸ $n more files  ", n=str(len(hidden)))
             more.update(Content.assemble(label, counts_label(added, removed), Content.from_markup("  [dim](click to list them · v to review)[/dim]")))
 
-    def on_click(self, event: Any) -> None:
-        widget = getattr(event, "widget", None)
+    def on_click(self, event: events.Click) -> None:
+        widget = event.widget
         if widget is not None and widget.has_class("tool-more-files"):
             event.stop()
             self.all_files_listed = True
