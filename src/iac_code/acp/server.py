@@ -52,7 +52,7 @@ from iac_code.acp.options import (
     mode_state,
     model_state,
 )
-from iac_code.acp.permissions import AcpPrompter
+from iac_code.acp.permission_prompter import AcpPrompter
 from iac_code.acp.prompt import to_user_content
 from iac_code.acp.updates import commands_update, to_update
 from iac_code.agent.replay import replay_events
