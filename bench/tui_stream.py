@@ -182,7 +182,7 @@ async def measure(feed: str, count: int) -> dict:
 
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         while app.state.session_id is None:
-            if app.agent_state == "stopped":
+            if app.agents.state == "stopped":
                 raise RuntimeError("the agent stopped")
             await pilot.pause(0.02)
         await pilot.pause(0.2)

@@ -4,10 +4,11 @@ The agent runs as a separate process. `AgentConnection` (in a Textual worker on 
 loop) spawns it and keeps the ACP connection; `TuiClient` turns what the agent sends into
 messages (`iac_tui.messages`) that the handlers below route to the widgets, in arrival order.
 Requests to the agent (prompt, cancel, sessions, settings) run in workers too, so the UI never
-waits on the agent. The app owns the objects that decide: `turns` (`TurnController`: the prompt
-turns and the queue), `session_actions` (`SessionActions`: the pickers, a new session) and
-`sessions` (`SessionManager`: the session requests); each is given what it uses, and the app's
-key actions and message handlers (which Textual wants on the app) call them.
+waits on the agent. The app owns the objects that decide: `agents` (`AgentController`: the
+agent's runs and state), `turns` (`TurnController`: the prompt turns and the queue),
+`session_actions` (`SessionActions`: the pickers, a new session) and `sessions`
+(`SessionManager`: the session requests); each is given what it uses, and the app's key actions
+and message handlers (which Textual wants on the app) call them.
 """
 
 from __future__ import annotations
@@ -23,21 +24,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.reactive import var
 from textual.widget import Widget
 
-from iac_tui import config, sdk
+from iac_tui import config
+from iac_tui.agent_control import AgentController, AgentLaunch, sandbox_warning
 from iac_tui.copy_export import EXPORT_COMMAND, block_to_copy, export_conversation, export_request
 from iac_tui import messages
 from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
 from iac_tui.history import PromptHistory
-from iac_tui.launch import AgentCommand, agent_environment, default_agent_command
+from iac_tui.launch import AgentCommand, default_agent_command
 from iac_tui.process import AgentProcess
 from iac_tui.session_actions import SessionActions
 from iac_tui.session_manager import FirstSession, SessionManager, error_text
 from iac_tui.state import SessionState
-from iac_tui.stderr_log import new_log_path
 from iac_tui.turns import TurnController
 from iac_tui.widgets.badge import FollowBadge
 from iac_tui.widgets.conversation import Conversation
@@ -49,29 +49,13 @@ from iac_tui.widgets.status import StatusBar
 from iac_tui.widgets.working import WorkingIndicator
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
-    from acp.interfaces import Agent
-    from acp.schema import AgentCapabilities, InitializeResponse
+    from acp.schema import InitializeResponse
 
     from iac_tui.client import TuiClient
-    from iac_tui.connection import AgentConnection
+
 W = TypeVar("W", bound=Widget)
 
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
-
-
-SANDBOX_META = "iac-code/sandbox"
-"""iac-code's `_meta` key in its `initialize` answer: `{"backend": "bwrap" | "landlock" | "none", "message": str}`."""
-
-
-def sandbox_warning(response: InitializeResponse) -> str | None:
-    """The agent's sentence that its commands are not sandboxed, from its `initialize` answer
-    (iac-code says so in `_meta`; other agents say nothing: None)."""
-    meta = response.field_meta
-    state = meta.get(SANDBOX_META) if isinstance(meta, dict) else None
-    if not isinstance(state, dict) or state.get("backend") != "none":
-        return None
-    message = state.get("message")
-    return message if isinstance(message, str) and message else "commands are not sandboxed here"
 
 
 class IacTui(App[None]):
@@ -111,8 +95,6 @@ class IacTui(App[None]):
         Binding("end", "follow", "Follow", priority=True),
     ]
 
-    agent_state: var[str] = var("starting", bindings=True)
-
     def __init__(
         self,
         project: str | Path = ".",
@@ -134,42 +116,44 @@ class IacTui(App[None]):
         agent_process: AgentProcess | None = None,
     ) -> None:
         super().__init__()
-        self._started_process = agent_process
         self.initial_prompt = initial_prompt
         self.project = Path(project).expanduser().resolve()
-        self.agent_command = agent or default_agent_command()
         self.first_session = FirstSession(resume, continue_last, model, mode)
-        self.extra_env = dict(env or {})
         self.animations = animations
-        self.log_dir = log_dir or config.logs_dir()
-        self.log_file = log_file
         self.usage_labels = usage_labels
         self.cwd_label = cwd_label or home_relative(self.project)
-        self.connection_factory = connection_factory
         self.history = PromptHistory(history_file, str(self.project))
         self.state = SessionState()
         self._gatherer = messages.Gatherer(self._deliver)
+        launch = AgentLaunch(agent or default_agent_command(), dict(env or {}), log_dir or config.logs_dir(), log_file, connection_factory)
+        self.agents = AgentController(
+            launch,
+            self.project,
+            self.state,
+            process=agent_process,
+            post=self.post_to_conversation,
+            changed=self.refresh_bindings,
+            ready=self._agent_ready,
+            stopped=self._agent_stopped,
+            run=self.run_worker,
+        )
         self.sessions = SessionManager(
             self.state,
             self.project,
             self.post_to_conversation,
-            agent=lambda: self.agent,
-            capabilities=lambda: self.capabilities,
+            agent=lambda: self.agents.agent,
+            capabilities=lambda: self.agents.capabilities,
             changed=self.refresh_status,
             notify=lambda text: self.notify(text, severity="error"),
         )
-        self.client: TuiClient | None = None
-        self.connection: AgentConnection | None = None
-        self.agent_info: InitializeResponse | None = None
-        self._restoring = False
         self._terminal_gone = False  # SIGHUP: the terminal closed
         self.project_files = ProjectFiles(self.project, on_first=self._files_listed)
         self.turns = TurnController(
             self.state,
             self.project,
-            agent=lambda: self.agent,
-            capabilities=lambda: self.capabilities,
-            client=lambda: self.client,
+            agent=lambda: self.agents.agent,
+            capabilities=lambda: self.agents.capabilities,
+            client=lambda: self.agents.client,
             post=self.post_to_conversation,
             dock=lambda: self.find(InputArea),
             conversation=lambda: self.find(Conversation),
@@ -234,7 +218,7 @@ class IacTui(App[None]):
         self.status.set_cwd(self.cwd_label)
         self.status.set_title("starting the agent…")
         self.indicator.start("Starting the agent…", hint="")
-        self.call_after_refresh(self.start_agent)  # behind the first paint: see `start_agent`
+        self.call_after_refresh(self.agents.start)  # behind the first paint: see `AgentController.start`
         if not self.is_headless:
             self._handle_quit_signals()
 
@@ -266,53 +250,11 @@ class IacTui(App[None]):
         After a hangup the process then ends at once (status 129, 128 + SIGHUP): the terminal
         is gone, so there is nothing to restore on it, and Textual 8.2's output thread may have
         died writing to it, after which its driver's `close()` waits forever for that thread."""
-        if self.connection is not None:
-            await self.connection.shutdown()
+        await self.agents.shutdown()
         if self._terminal_gone:
             os._exit(128 + signal.SIGHUP)
 
-    # ----- the agent process -----
-
-    def start_agent(self) -> None:
-        """Connect the agent (again) in a worker, which first imports the SDK in a thread.
-
-        At launch this runs once the first screen is drawn (`on_mount`): the import (~1.3 s)
-        shares the interpreter with the app, and begun before the first paint it slowed the
-        paint by about a third. The agent's process itself is started earlier, by `iac-tui`
-        before Textual is imported (`agent_process`): a process of its own, it competes for a
-        core, not for the interpreter."""
-        self.agent_state = "starting"
-        self.run_worker(self._run_agent(), group="agent", exclusive=True, exit_on_error=False, name="agent")
-
-    async def _run_agent(self) -> None:
-        await asyncio.to_thread(sdk.load)  # the prompt box takes keys meanwhile
-        from iac_tui.client import TuiClient
-        from iac_tui.connection import AgentConnection
-
-        client = TuiClient(self.post_to_conversation, self.project, self.state)
-        self.client = client
-        try:
-            log_path: Path | None = self.log_file or new_log_path(self.log_dir)
-        except OSError:
-            log_path = None
-        if self.connection_factory is not None:
-            connection = self.connection_factory(client)
-        else:
-            process, self._started_process = self._started_process, None
-            connection = AgentConnection(
-                self.agent_command, client, self.project, agent_environment(extra=self.extra_env), log_path, process=process
-            )
-        self.connection = connection
-        outcome = await connection.run(self._on_agent_ready)
-        # recorded here, where the stop is known, before the conversation draws it: whoever
-        # sees the error block sees the agent stopped (and ctrl+r enabled)
-        self.agent_state = "stopped"
-        self.turns.agent_stopped()
-        indicator = self.find(WorkingIndicator)
-        if indicator is not None:
-            indicator.stop()  # ("Starting the agent…", "Working…")
-        written = connection.stderr.path
-        self.post_to_conversation(messages.AgentStopped(outcome.reason, connection.stderr.tail(20), str(written) if written else None))
+    # ----- the agent's messages -----
 
     def post_to_conversation(self, message: Message) -> None:
         """Deliver one of the agent's messages (or of the app's own requests) to the
@@ -334,48 +276,39 @@ class IacTui(App[None]):
         long answer streamed, `bench/tui_answer.py`)."""
         return self.query_one_optional(kind)
 
-    async def _on_agent_ready(self, response: InitializeResponse) -> None:
-        self.agent_info = response
-        self.agent_state = "ready"
+    # ----- the agent's runs (iac_tui.agent_control) -----
+
+    async def _agent_ready(self, response: InitializeResponse, restarted: bool) -> None:
+        """`initialize` answered: show what it said, and open the first session (after a restart,
+        reattach the one shown) within SESSION_TIMEOUT (else the agent is stopped: ctrl+r restarts)."""
         status = self.find(StatusBar)
         if status is not None:
             status.set_sandbox(sandbox_warning(response))
         conversation = self.find(Conversation)
         if conversation is not None:
-            conversation.agent_name = self.agent_name
+            conversation.agent_name = self.agents.name
         try:
             async with asyncio.timeout(SESSION_TIMEOUT):
-                if self._restoring and self.state.session_id:
+                if restarted and self.state.session_id:
                     await self.sessions.reattach(self.state.session_id)
                 else:
                     await self.sessions.open_first(self.first_session)
                     self.first_session = FirstSession()  # a restart does not apply them again
         except TimeoutError:  # alive but mute: without a session the app is stuck, so stop it (ctrl+r restarts)
-            if self.connection is not None:
-                self.connection.stop(f"The agent did not open a session within {SESSION_TIMEOUT:.0f} s.")
+            self.agents.stop(f"The agent did not open a session within {SESSION_TIMEOUT:.0f} s.")
         except Exception as exc:  # the agent refused or went away; say so and keep running
             self.post_to_conversation(messages.Notice(f"Could not open a session: {error_text(exc)}", "error"))
             self.turns.unqueue_to_draft("No session opened")
-        self._restoring = False
         indicator = self.find(WorkingIndicator)
         if not self.turns.busy and indicator is not None:
             indicator.stop()  # "Starting the agent…"
 
-    @property
-    def agent(self) -> Agent | None:
-        """The agent, to send it requests (`await app.agent.prompt(...)`): the SDK's side of the live ACP connection, or None."""
-        return self.connection.agent if self.connection is not None and self.connection.alive else None
-
-    @property
-    def agent_name(self) -> str:
-        """The agent's title or name from `initialize` (else its program)."""
-        info = self.agent_info.agent_info if self.agent_info is not None else None
-        return (info.title or info.name if info is not None else None) or Path(self.agent_command.program).name
-
-    @property
-    def capabilities(self) -> AgentCapabilities | None:
-        """The agent's `agentCapabilities` (None before initialize)."""
-        return self.agent_info.agent_capabilities if self.agent_info is not None else None
+    def _agent_stopped(self) -> None:
+        """A run ended (`agents.state` says so; its `AgentStopped` follows): no turn runs."""
+        self.turns.agent_stopped()
+        indicator = self.find(WorkingIndicator)
+        if indicator is not None:
+            indicator.stop()  # ("Starting the agent…", "Working…")
 
     async def on_session_opened(self, message: messages.SessionOpened) -> None:
         self.refresh_status()
@@ -390,7 +323,7 @@ class IacTui(App[None]):
         if name is not None:  # the app's own slash command
             self.action_export(name or None)
             return
-        if self.agent_state == "stopped":
+        if self.agents.state == "stopped":
             self.turns.queue_prompt(text)
             self.post_to_conversation(messages.Notice("The agent had stopped: restarting it to send your prompt."))
             self.action_restart_agent()
@@ -399,7 +332,7 @@ class IacTui(App[None]):
 
     async def on_turn_ended(self, message: messages.TurnEnded) -> None:
         self.project_files.stale()  # the turn may have changed them
-        await self.turns.turn_ended(message, agent_stopped=self.agent_state == "stopped")
+        await self.turns.turn_ended(message, agent_stopped=self.agents.state == "stopped")
 
     def action_cancel_turn(self) -> None:
         self.turns.cancel()
@@ -429,7 +362,7 @@ class IacTui(App[None]):
         if status is None:
             return
         state = self.state
-        if self.agent_state == "stopped":
+        if self.agents.state == "stopped":
             status.set_title("agent stopped")
         else:
             status.set_title(state.title or ("new session" if state.session_id else "starting the agent…"))
@@ -515,18 +448,17 @@ class IacTui(App[None]):
     # ----- the agent stopped -----
 
     def on_agent_stopped(self, message: messages.AgentStopped) -> None:
-        """Drawn by the conversation; the state was recorded when the stop was known (`_run_agent`)."""
-        if self.agent_state == "stopped":  # not restarted meanwhile
+        """Drawn by the conversation; the state was recorded when the stop was known (`AgentController`)."""
+        if self.agents.state == "stopped":  # not restarted meanwhile
             self.turns.unqueue_to_draft("The agent stopped")
         self.refresh_status()
 
     def action_restart_agent(self) -> None:
-        if self.agent_state != "stopped":
+        if self.agents.state != "stopped":
             return
-        self._restoring = self.state.session_id is not None
         self.status.set_title("restarting the agent…")
         self.indicator.start("Restarting the agent…", hint="")
-        self.start_agent()
+        self.agents.start(restart=True)
 
     # ----- actions -----
 
@@ -534,15 +466,15 @@ class IacTui(App[None]):
         if action == "cancel_turn":
             return True if self.turns.busy else False
         if action == "restart_agent":
-            return True if self.agent_state == "stopped" else False
+            return True if self.agents.state == "stopped" else False
         if action == "remove_queued":
             return bool(self.turns.queued)
         if action == "pick" and parameters:
-            return self.agent_state == "ready" and self.state.setting(str(parameters[0])) is not None
+            return self.agents.state == "ready" and self.state.setting(str(parameters[0])) is not None
         if action == "sessions":
-            return self.agent_state == "ready" and self.sessions.session_capability("list")
+            return self.agents.state == "ready" and self.sessions.session_capability("list")
         if action == "new_session":
-            return self.agent_state == "ready"
+            return self.agents.state == "ready"
         if action == "follow":  # hidden while following, so that `end` stays the prompt box's key
             found = self.query(Conversation)
             return bool(found) and not found.first().following

@@ -21,7 +21,7 @@ async def test_the_stopped_state_is_recorded_before_the_error_block_is_drawn(ws,
     draw = Conversation.agent_error
 
     async def recording(self, *args, **kw):
-        seen.append((self.app.agent_state, self.app.turns.busy, self.app.check_action("restart_agent", ())))
+        seen.append((self.app.agents.state, self.app.turns.busy, self.app.check_action("restart_agent", ())))
         return await draw(self, *args, **kw)
 
     monkeypatch.setattr(Conversation, "agent_error", recording)
@@ -31,11 +31,11 @@ async def test_the_stopped_state_is_recorded_before_the_error_block_is_drawn(ws,
         await ready(pilot)
         await send(pilot, "long answer")
         await wait_until(pilot, lambda: app.query(AgentMessage) and len(app.query_one(AgentMessage).source) > 50, what="streaming")
-        app.connection.process.kill()
+        app.agents.connection.process.kill()
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
         assert seen == [("stopped", False, True)]
         await pilot.press("ctrl+r")  # at once: no wait for the app to "hear" it
-        await wait_until(pilot, lambda: app.agent_state == "ready" and app.agent is not None, what="the restart")
+        await wait_until(pilot, lambda: app.agents.state == "ready" and app.agents.agent is not None, what="the restart")
 
 
 async def test_workers_that_outlive_the_widgets_do_not_fail(ws):
@@ -78,7 +78,7 @@ async def test_a_prompt_to_a_dead_agent_restarts_it_and_the_session_goes_on(ws):
         session_id = await ready(pilot)
         await send(pilot, "hello")
         await turn_done(pilot)
-        app.connection.process.kill()
+        app.agents.connection.process.kill()
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
         app.prompt_box.set_draft("again please")
         await pilot.press("enter")  # no ctrl+r: the prompt restarts the agent
@@ -93,7 +93,7 @@ async def test_a_prompt_to_a_dead_agent_restarts_it_and_the_session_goes_on(ws):
 async def test_a_foreign_agent_that_died_is_restarted_and_its_session_loaded(ws):
     app = ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+        await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agents.state == "ready", what="the session")
         await send(pilot, "die")
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
         app.prompt_box.set_draft("cost")

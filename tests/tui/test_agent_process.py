@@ -19,7 +19,7 @@ async def test_missing_program_is_reported_in_place(ws):
     app = ws.app([], agent=AgentCommand(("/nonexistent/acp-agent", "--stdio")))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
-        assert app.agent_state == "stopped"  # recorded before the error block is drawn
+        assert app.agents.state == "stopped"  # recorded before the error block is drawn
         assert "Could not start the agent" in app.query_one(AgentError).reason
         assert app.check_action("restart_agent", ()) is True
 
@@ -57,12 +57,12 @@ async def test_agent_killed_mid_turn_then_restarted(ws):
         session_id = await ready(pilot)
         await send(pilot, "long answer")
         await wait_until(pilot, lambda: app.query(AgentMessage) and len(app.query_one(AgentMessage).source) > 50, what="streaming")
-        app.connection.process.kill()
+        app.agents.connection.process.kill()
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
         assert "was killed by SIGKILL" in app.query_one(AgentError).reason
         assert not app.turns.busy
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: app.agent_state == "ready" and app.agent is not None, what="the restart")
+        await wait_until(pilot, lambda: app.agents.state == "ready" and app.agents.agent is not None, what="the restart")
         await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the resume")
         assert app.state.session_id == session_id  # the same session goes on
         await send(pilot, "again please")
@@ -84,8 +84,8 @@ async def test_chatty_stderr_does_not_block_the_agent(ws):
         await send(pilot, "hello")
         await turn_done(pilot)
         assert app.query_one(AgentMessage).source == "Still here."
-        assert app.connection.stderr.bytes_read >= 4 * 1024 * 1024
-        assert app.connection.stderr.path.stat().st_size >= 4 * 1024 * 1024
+        assert app.agents.connection.stderr.bytes_read >= 4 * 1024 * 1024
+        assert app.agents.connection.stderr.path.stat().st_size >= 4 * 1024 * 1024
 
 
 def test_agent_environment_passes_the_users_variables():
@@ -144,7 +144,7 @@ async def test_agent_that_closes_its_output_but_lives_on_is_reported(ws):
         assert "closed its output" in app.query_one(AgentError).reason
         assert "closing stdout" in error_text(app)
         assert not app.turns.busy and app.check_action("restart_agent", ()) is True
-        assert app.connection.process.returncode is not None  # stopped, not left running
+        assert app.agents.connection.process.returncode is not None  # stopped, not left running
 
 
 async def test_agent_that_never_opens_a_session_does_not_hang(ws, monkeypatch):
@@ -174,7 +174,7 @@ async def test_junk_on_stdout_and_a_hang_give_a_clear_error_within_the_timeout(w
         assert "did not answer initialize within" in reason
         assert "hello not json" in reason
         assert not app.indicator.running
-        group = app.connection.process.pid
+        group = app.agents.connection.process.pid
         await wait_until(pilot, lambda: _group_gone(group), timeout=5, what="the process group to end")
         assert os.getpgid(os.getpid()) != group
 
@@ -216,7 +216,7 @@ async def test_a_dying_agent_interrupts_its_tool_calls_and_a_restart_keeps_the_c
         assert panel.status == "interrupted"
         assert "exited with status 1" in app.query_one(AgentError).reason
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: app.agent_state == "ready" and app.state.session_id, what="the restart")
+        await wait_until(pilot, lambda: app.agents.state == "ready" and app.state.session_id, what="the restart")
         await wait_until(pilot, lambda: any("Agent restarted" in n.text for n in app.query("Note")), what="the note")
         # this agent cannot resume or load: the old conversation stays on screen above the new session
         assert panel.is_attached and app.query_one(AgentError).is_attached

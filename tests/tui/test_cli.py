@@ -140,7 +140,7 @@ async def test_the_prompt_box_takes_keys_while_the_sdk_loads(ws, monkeypatch):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"plan")
         assert app.prompt_box.text == "plan"
-        assert app.agent_state == "starting" and app.agent is None
+        assert app.agents.state == "starting" and app.agents.agent is None
         release.set()
         from tui_support import ready
 

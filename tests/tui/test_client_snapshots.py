@@ -54,7 +54,7 @@ def test_agent_restarted_by_a_prompt(snap_compare, ws):
         await ready(pilot)
         await send(pilot, "hello")
         await turn_done(pilot)
-        app.connection.process.kill()
+        app.agents.connection.process.kill()
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
         app.prompt_box.set_draft("add a logs bucket")
         await pilot.press("enter")

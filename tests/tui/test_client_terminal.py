@@ -23,7 +23,7 @@ async def test_foreign_agent_runs_in_a_live_client_terminal_and_uses_client_file
     ws.write("notes.txt", "first\nsecond line\nthird\n")
     app = ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+        await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agents.state == "ready", what="the session")
         await send(pilot, "check it")
         # live: the first lines show while the command still waits
         await wait_until(pilot, lambda: "step 1" in shown_output(app), what="live terminal output")

@@ -23,7 +23,7 @@ def foreign(ws, **kw):
 async def foreign_ready(pilot) -> None:
     """Wait for the foreign agent's session."""
     app = pilot.app
-    await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+    await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agents.state == "ready", what="the session")
 
 
 async def test_a_slash_command_hint_is_shown_as_the_agent_wrote_it(ws):

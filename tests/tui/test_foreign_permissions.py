@@ -18,7 +18,7 @@ def foreign(ws, **kw):
 
 async def foreign_ready(pilot) -> None:
     app = pilot.app
-    await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+    await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agents.state == "ready", what="the session")
 
 
 def answer(app) -> str:

@@ -140,7 +140,7 @@ async def test_a_prompt_queued_behind_a_foreign_agents_turn_is_sent_after_it(ws)
     (ws.project / "notes.txt").write_text("one\ntwo\n")
     app = ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agent_state == "ready", what="the session")
+        await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agents.state == "ready", what="the session")
         await send(pilot, "check it")  # waits for the file `go` before it ends
         await type_and_enter(pilot, "cost")
         assert app.turns.queued == ["cost"]

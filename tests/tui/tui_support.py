@@ -93,7 +93,7 @@ async def ready(pilot: Any) -> str:
     minute: the agent's start took over 30 s on a loaded machine (2 cores, load 9)."""
     app = pilot.app
     await wait_until(
-        pilot, lambda: app.state.session_id and app.agent_state == "ready" and app.state.config_options, timeout=60.0, what="a session"
+        pilot, lambda: app.state.session_id and app.agents.state == "ready" and app.state.config_options, timeout=60.0, what="a session"
     )
     await pilot.pause(0.1)
     return app.state.session_id
