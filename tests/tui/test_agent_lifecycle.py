@@ -64,6 +64,21 @@ async def test_a_turns_end_that_arrives_while_the_app_closes_ends_the_turn(ws):
     assert not app.turns.busy
 
 
+async def test_what_reaches_the_conversation_while_the_app_closes_is_not_drawn(ws):
+    """Updates already queued for the conversation are still handled while the app closes (quit
+    just after sending, before the answer's first chunk): they are dropped, and nothing raises
+    (a new block no longer mounts then, and writing to it raised MountError)."""
+    app = ws.app([])
+    async with app.run_test(size=(100, 30)) as pilot:
+        session_id = await ready(pilot)
+        conversation = app.query_one(Conversation)
+        app.exit()  # closing from here on: widgets mount nothing more
+        await conversation.on_message_chunk(messages.MessageChunk(session_id, "late"))
+        await conversation.on_thought_chunk(messages.ThoughtChunk(session_id, "late"))
+        await conversation.on_notice(messages.Notice("late"))
+        await conversation.on_turn_ended(messages.TurnEnded(session_id, "max_tokens", None))
+
+
 def notes(app) -> list[str]:
     return [n.text for n in app.query("Note")]
 

@@ -100,8 +100,17 @@ class Conversation(VerticalScroll, can_focus=False):
 
     # ----- what the agent says: the client posts it here, in arrival order -----
     # Each message then bubbles up to the app, which keeps the session state and the status bar.
+    # What is still queued when the app closes is handled during the close, when nothing mounts
+    # any more (a new block's own mounts would raise): it is dropped (`closing`).
+
+    @property
+    def closing(self) -> bool:
+        """The app is closing (or gone): the agent's messages are not drawn any more."""
+        return not self.is_attached
 
     async def on_message_chunk(self, message: messages.MessageChunk) -> None:
+        if self.closing:
+            return
         if message.attachment is not None:
             await self.user_attachment(message.attachment)
         elif message.role == "user":
@@ -110,24 +119,38 @@ class Conversation(VerticalScroll, can_focus=False):
             await self.agent_text(message.text)
 
     async def on_thought_chunk(self, message: messages.ThoughtChunk) -> None:
+        if self.closing:
+            return
         await self.thought_text(message.text)
 
     async def on_tool_call(self, message: messages.ToolCall) -> None:
+        if self.closing:
+            return
         await self.tool_call(message.update)
 
     async def on_terminal_output(self, message: messages.TerminalOutput) -> None:
+        if self.closing:
+            return
         await self.terminal_output(message.terminal)
 
     async def on_plan_changed(self, message: messages.PlanChanged) -> None:
+        if self.closing:
+            return
         await self.plan(message.entries)
 
     async def on_permission_requested(self, message: messages.PermissionRequested) -> None:
+        if self.closing:
+            return
         await self.awaiting_permission(message.tool_call, message.reply)
 
     async def on_session_entered(self, message: messages.SessionEntered) -> None:
+        if self.closing:
+            return
         await self.clear()
 
     async def on_session_opened(self, message: messages.SessionOpened) -> None:
+        if self.closing:
+            return
         await self.close_open()
         if message.how == "new":
             await self.welcome(self.agent_name, self.project_label)
@@ -137,9 +160,13 @@ class Conversation(VerticalScroll, can_focus=False):
             await self.note("Session loaded.")
 
     async def on_notice(self, message: messages.Notice) -> None:
+        if self.closing:
+            return
         await self.note(message.text, message.variant)
 
     async def on_turn_ended(self, message: messages.TurnEnded) -> None:
+        if self.closing:
+            return
         await self.close_open()
         self.interrupt_unfinished()
         if message.error:
@@ -149,6 +176,8 @@ class Conversation(VerticalScroll, can_focus=False):
             await self.note(text, variant)
 
     async def on_agent_stopped(self, message: messages.AgentStopped) -> None:
+        if self.closing:
+            return
         self.interrupt_unfinished()
         await self.agent_error(message.reason, message.stderr_tail, message.log_path)
 
