@@ -19,6 +19,15 @@ API_KEY = "sk-test-provider-0123456789abcdef"
 MODEL = "claude-sonnet-4-6"
 
 
+def anthropic_provider(settings: Any) -> Any:
+    """A new `AnthropicProvider` on `settings`. The provider (with the `anthropic` SDK: seconds
+    of imports) is imported when a test first needs one, not when the suite is collected: every
+    xdist worker collects every module, only one runs a given test."""
+    from iac_code.providers.anthropic import AnthropicProvider
+
+    return AnthropicProvider(settings)
+
+
 async def collect(provider: Any, request: ModelRequest) -> list[ProviderEvent]:
     """Every event of one streamed response."""
     return [event async for event in provider.stream(request)]

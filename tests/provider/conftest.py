@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from anthropic_rig import API_KEY, MODEL, LoopRig
+from anthropic_rig import API_KEY, MODEL, LoopRig, anthropic_provider
 from fake_anthropic import FakeAnthropic
 
 from iac_code.config import Settings
-from iac_code.providers.anthropic import AnthropicProvider
+
+if TYPE_CHECKING:
+    from iac_code.providers.anthropic import AnthropicProvider
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +41,7 @@ def settings(fake: FakeAnthropic, tmp_path: Path) -> Settings:
 @pytest.fixture
 async def provider(settings: Settings) -> AsyncIterator[AnthropicProvider]:
     """An `AnthropicProvider` on `settings`, closed after the test."""
-    p = AnthropicProvider(settings)
+    p = anthropic_provider(settings)
     yield p
     await p.aclose()
 

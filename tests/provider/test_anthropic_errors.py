@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import anthropic
 import httpx2
 import pytest
-from anthropic_rig import API_KEY, collect, request
+from anthropic_rig import API_KEY, anthropic_provider, collect, request
 from fake_anthropic import (
     STALL,
     api_error,
@@ -20,7 +19,6 @@ from fake_anthropic import (
 from iac_code.config import Settings
 from iac_code.core.conversation import ToolUseBlock, user_text
 from iac_code.core.provider import MessageDone, ProviderError, TextDelta, ToolUseStart
-from iac_code.providers.anthropic import MAX_RETRIES, AnthropicProvider, classify
 
 ANSWER = "Hello world, the plan is ready."
 
@@ -37,6 +35,8 @@ async def test_529_twice_then_success_is_retried_by_the_sdk(fake, provider):
 
 
 async def test_529_until_the_retries_run_out_is_overloaded(fake, provider):
+    from iac_code.providers.anthropic import MAX_RETRIES
+
     fake.add(*[api_error(529, "overloaded_error", "Overloaded")] * (MAX_RETRIES + 1))
     with pytest.raises(ProviderError) as err:
         await collect(provider, request(user_text("hi")))
@@ -73,6 +73,10 @@ async def test_http_errors_are_classified(fake, provider, status, error_type, me
 
 
 def test_connection_failures_are_network_and_timeouts_timeout():
+    import anthropic
+
+    from iac_code.providers.anthropic import classify
+
     req = httpx2.Request("POST", "http://127.0.0.1/v1/messages")
     assert classify(anthropic.APIConnectionError(request=req)).kind == "network"
     assert classify(anthropic.APITimeoutError(request=req)).kind == "timeout"
@@ -145,7 +149,7 @@ async def test_an_unreadable_event_is_a_server_error(fake, provider):
 
 async def test_a_stalled_stream_is_abandoned(fake, tmp_path):
     settings = Settings(anthropic_api_key=API_KEY, anthropic_base_url=fake.url, stream_idle_timeout=0.2)
-    provider = AnthropicProvider(settings)
+    provider = anthropic_provider(settings)
     fake.add([*cut_after_deltas(message(text(ANSWER)), 1), STALL])
     try:
         with pytest.raises(ProviderError) as err:
@@ -161,7 +165,7 @@ async def test_no_credentials_is_an_authentication_error(fake, monkeypatch, tmp_
     if not sdk_config_dir:  # without it the SDK raises TypeError at the request, with it CredentialsError
         monkeypatch.delenv("ANTHROPIC_CONFIG_DIR")
         monkeypatch.setenv("HOME", str(tmp_path))
-    provider = AnthropicProvider(Settings(anthropic_base_url=fake.url))
+    provider = anthropic_provider(Settings(anthropic_base_url=fake.url))
     try:
         with pytest.raises(ProviderError) as err:
             await collect(provider, request(user_text("hi")))

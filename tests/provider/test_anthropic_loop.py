@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from anthropic_rig import MODEL
+from anthropic_rig import MODEL, anthropic_provider
 from fake_anthropic import (
     STALL,
     cut_after_deltas,
@@ -26,7 +26,6 @@ from iac_code.core.events import (
     ToolCallUpdated,
     UsageUpdated,
 )
-from iac_code.providers.anthropic import AnthropicProvider
 from iac_code.session_store.store import SessionMeta, SessionStore, new_session_id
 
 
@@ -206,7 +205,7 @@ async def test_thought_level_maps_to_a_thinking_budget(fake, settings, tmp_path,
     store = SessionStore(settings.sessions_dir)
     meta = SessionMeta(session_id=new_session_id(), cwd=str(tmp_path), model=MODEL, thought_level=level)
     store.create(meta)
-    session = Session(meta, settings, store, provider_factory=lambda model, s: AnthropicProvider(s))
+    session = Session(meta, settings, store, provider_factory=lambda model, s: anthropic_provider(s))
     fake.add(message(text("ok")))
 
     async def emit(event) -> None:

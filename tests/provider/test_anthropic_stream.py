@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from anthropic_rig import API_KEY, MODEL, collect, request
+from anthropic_rig import API_KEY, MODEL, collect, request, anthropic_provider
 from fake_anthropic import message, redacted_thinking, text, thinking, tool_use
 
 from iac_code.config import Settings
@@ -29,7 +29,6 @@ from iac_code.core.provider import (
     Usage,
     UsageReported,
 )
-from iac_code.providers.anthropic import AnthropicProvider
 
 SPEC = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}})
 
@@ -173,9 +172,9 @@ async def test_history_after_a_tool_result_and_merged_roles(fake, provider):
 
 
 async def test_context_window_default_and_override(fake, settings):
-    assert AnthropicProvider(settings).context_window(MODEL) == 200_000
+    assert anthropic_provider(settings).context_window(MODEL) == 200_000
     custom = Settings(anthropic_api_key=API_KEY, anthropic_base_url=fake.url, context_window=50_000)
-    assert AnthropicProvider(custom).context_window(MODEL) == 50_000
+    assert anthropic_provider(custom).context_window(MODEL) == 50_000
 
 
 def test_importing_the_providers_package_does_not_import_anthropic():
@@ -189,7 +188,7 @@ async def test_credentials_and_endpoint_from_the_config_file(fake, tmp_path, mon
     key = "sk-test-from-config-file-0123456789"
     (config_dir / "config.json").write_text(json.dumps({"anthropic_api_key": key, "anthropic_base_url": fake.url}))
     monkeypatch.setenv("IAC_CODE_CONFIG_DIR", str(config_dir))
-    provider = AnthropicProvider(Settings())
+    provider = anthropic_provider(Settings())
     fake.add(message(text("ok")))
     try:
         await collect(provider, request(user_text("hi")))

@@ -7,7 +7,7 @@ import itertools
 from pathlib import Path
 
 import pytest
-from anthropic_rig import MODEL, LoopRig
+from anthropic_rig import MODEL, LoopRig, anthropic_provider
 from fake_anthropic import api_error, message, text, tool_use
 
 from iac_code.agent import compaction
@@ -23,7 +23,6 @@ from iac_code.core.conversation import (
     user_text,
 )
 from iac_code.core.events import Notice, UsageUpdated
-from iac_code.providers.anthropic import AnthropicProvider
 from iac_code.session_store.store import SessionMeta, SessionStore, new_session_id
 
 SUMMARY = "The user is building an S3 bucket module; main.tf has the bucket."
@@ -115,7 +114,7 @@ def stored_conversation(tmp_path: Path, messages: list[Message]) -> tuple[Sessio
 
 
 async def test_the_loop_compacts_near_the_window_and_the_reload_has_the_compacted_history(fake, tmp_path):
-    provider = AnthropicProvider(small_settings(fake, tmp_path))
+    provider = anthropic_provider(small_settings(fake, tmp_path))
     store, session_id, conversation = stored_conversation(tmp_path, turn(1, size=600) + turn(2, size=600))
     fake.add(message(text(SUMMARY)), message(text("Here is the third answer.")))
     rig = LoopRig(provider, tmp_path, conversation=conversation)
@@ -145,7 +144,7 @@ async def test_the_loop_compacts_near_the_window_and_the_reload_has_the_compacte
 
 
 async def test_a_single_long_turn_is_compacted_inside_the_turn(fake, tmp_path):
-    provider = AnthropicProvider(small_settings(fake, tmp_path))
+    provider = anthropic_provider(small_settings(fake, tmp_path))
     fake.add(
         message(tool_use("toolu_big", "note", {"text": "n" * 1800}), stop_reason="tool_use", output_tokens=460),
         message(text(SUMMARY)),
@@ -169,7 +168,7 @@ async def test_a_single_long_turn_is_compacted_inside_the_turn(fake, tmp_path):
 
 
 async def test_a_failed_summary_does_not_end_the_turn(fake, tmp_path):
-    provider = AnthropicProvider(small_settings(fake, tmp_path))
+    provider = anthropic_provider(small_settings(fake, tmp_path))
     fake.add(api_error(400, "invalid_request_error", "summary refused"), message(text("Answered anyway.")))
     conversation = Conversation(turn(1, size=600) + turn(2, size=600))
     rig = LoopRig(provider, tmp_path, conversation=conversation)
@@ -187,7 +186,7 @@ async def test_slash_compact_compacts_by_hand_and_persists(fake, tmp_path):
     store = SessionStore(settings.sessions_dir)
     meta = SessionMeta(session_id=new_session_id(), cwd=str(tmp_path), model=MODEL)
     store.create(meta)
-    session = Session(meta, settings, store, provider_factory=lambda model, s: AnthropicProvider(s))
+    session = Session(meta, settings, store, provider_factory=lambda model, s: anthropic_provider(s))
     for m in turn(1) + turn(2):
         session.conversation.append(m)
     events: list = []

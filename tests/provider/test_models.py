@@ -5,12 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import anthropic.types
-
 from iac_code.providers.models import claude_models, default_claude_model, sdk_model_ids
 
 
 def test_the_claude_models_are_the_sdk_model_type_less_dated_snapshots():
+    import anthropic.types  # here, not at collection (seconds of imports)
+
     ids = sdk_model_ids(anthropic.types.Model)
     assert ids, "anthropic.types.Model has no Literal of model ids any more"
     expected = tuple(m for m in dict.fromkeys(ids) if m.startswith("claude-") and not m[-8:].isdigit())
