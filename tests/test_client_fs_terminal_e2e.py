@@ -1,4 +1,4 @@
-"""The editor's files and terminals, through the real `iac-code acp` (issue 12, agent side;
+"""The editor's files and terminals, as the ACP client sees the agent use them (issue 12, agent side;
 PROTOCOL.md, "What the server uses of clientCapabilities").
 
 The client here behaves like an editor: it holds unsaved buffers (`fs/read_text_file` answers
@@ -29,7 +29,7 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
-from harness import RecordingClient, spawn_agent, wait_for
+from harness import RecordingClient, serve_agent, wait_for
 
 NEXT = {"blocks": [{"type": "text", "text": "done"}]}
 ALL = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True)
@@ -168,7 +168,7 @@ async def test_read_file_sees_the_unsaved_buffer_and_the_model_quotes_it(tmp_pat
         {"blocks": [use("read_file", path="main.tf")]},
         {"match": 'region = "UNSAVED-BUFFER"', "blocks": [{"type": "text", "text": 'The file sets region = "UNSAVED-BUFFER".'}]},
     ]
-    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False) as agent:
         sid = await start(agent, ALL)
         assert (await agent.prompt(sid, "what region?")).stop_reason == "end_turn"
         assert ("read", path) in client.calls
@@ -182,7 +182,7 @@ async def test_an_approved_edit_arrives_as_fs_write_and_the_disk_is_untouched(tm
     client = EditorClient(buffers={path: 'region = "UNSAVED-BUFFER"\n'})
     edit = use("edit_file", path="main.tf", old_string="UNSAVED-BUFFER", new_string="eu-central-1")
     script = [{"blocks": [edit]}, {"blocks": [use("write_file", path="new/vars.tf", content="x = 1\n")]}, NEXT]
-    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False) as agent:
         sid = await start(agent, ALL)
         assert (await agent.prompt(sid, "edit")).stop_reason == "end_turn"
         assert len(client.permissions) == 2  # both asked first (default mode)
@@ -199,7 +199,7 @@ async def test_a_write_the_editor_refuses_is_a_tool_error_and_the_disk_stays(tmp
     root = project(tmp_path)
     client = EditorClient(buffers={str(root / "main.tf"): "old\n"}, fail_writes=True)
     script = [{"blocks": [use("write_file", path="main.tf", content="new\n")]}, NEXT]
-    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False) as agent:
         sid = await start(agent, ALL, mode="accept_edits")
         assert (await agent.prompt(sid, "write")).stop_reason == "end_turn"
         last = final(agent, sid)
@@ -211,7 +211,7 @@ async def test_a_write_the_editor_refuses_is_a_tool_error_and_the_disk_stays(tmp
 async def test_a_read_the_editor_cannot_serve_falls_back_to_the_disk_and_says_so(tmp_path):
     root = project(tmp_path)
     client = EditorClient()  # no buffer: the editor answers "resource not found"
-    async with spawn_agent(root, script=[{"blocks": [use("read_file", path="main.tf")]}, NEXT], client=client, initialize=False) as agent:
+    async with serve_agent(root, script=[{"blocks": [use("read_file", path="main.tf")]}, NEXT], client=client, initialize=False) as agent:
         sid = await start(agent, ALL)
         assert (await agent.prompt(sid, "read")).stop_reason == "end_turn"
         shown = texts(final(agent, sid))
@@ -223,7 +223,7 @@ async def test_bash_runs_in_a_client_terminal_shown_in_its_tool_call_and_release
     client = EditorClient()
     script = [{"blocks": [use("bash", command="echo hello-from-terminal; echo $GIT_EDITOR | cut -c1-8; exit 3")]}, NEXT]
     env = {"ANTHROPIC_API_KEY": "sk-ant-terminal-test-key-123", "IAC_CODE_SANDBOX": "off"}  # sandboxed: test_sandbox_e2e
-    async with spawn_agent(root, script=script, client=client, initialize=False, env=env) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False, env=env) as agent:
         sid = await start(agent, ALL, mode="bypass_permissions")
         assert (await agent.prompt(sid, "run")).stop_reason == "end_turn"
         last = final(agent, sid)
@@ -246,7 +246,7 @@ async def test_a_cancelled_terminal_command_is_killed_released_and_keeps_its_out
     root = project(tmp_path)
     client = EditorClient()
     script = [{"blocks": [use("bash", command="echo started-in-terminal; sleep 60")]}, NEXT]
-    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False) as agent:
         sid = await start(agent, ALL, mode="bypass_permissions")
         prompt = asyncio.create_task(agent.prompt(sid, "run"))
         await wait_for(lambda: any(b"started-in-terminal" in t.output for t in client.terminals.values()), timeout=30)
@@ -270,7 +270,7 @@ async def test_without_the_capabilities_the_disk_and_local_processes_are_used(tm
         {"blocks": [use("bash", command="echo local-$$")]},
         NEXT,
     ]
-    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False) as agent:
         sid = await start(agent, ClientCapabilities(), mode="bypass_permissions")
         assert (await agent.prompt(sid, "go")).stop_reason == "end_turn"
         shown = [texts(u) for u in (ups[-1] for ups in agent.tool_calls(sid).values())]
@@ -284,7 +284,7 @@ async def test_a_terminal_command_over_its_timeout_is_killed_and_released(tmp_pa
     root = project(tmp_path)
     client = EditorClient()
     script = [{"blocks": [use("bash", command="echo before-timeout; sleep 60", timeout=1)]}, NEXT]
-    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False) as agent:
         sid = await start(agent, ALL, mode="bypass_permissions")
         assert (await agent.prompt(sid, "run")).stop_reason == "end_turn"
         last = final(agent, sid)
@@ -308,7 +308,7 @@ async def test_a_big_file_is_asked_of_the_editor_only_in_the_lines_shown(tmp_pat
         {"blocks": [use("read_file", path="big.tf", start_line=20_000)]},
         NEXT,
     ]
-    async with spawn_agent(root, script=script, client=client, initialize=False) as agent:
+    async with serve_agent(root, script=script, client=client, initialize=False) as agent:
         sid = await start(agent, ALL)
         assert (await agent.prompt(sid, "read")).stop_reason == "end_turn"
         shown = [texts([u for u in ups if getattr(u, "status", None) in ("completed", "failed")][-1]) for ups in agent.tool_calls(sid).values()]
