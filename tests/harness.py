@@ -245,20 +245,41 @@ class JsonTransport:
 
 
 @contextlib.contextmanager
-def agent_process_state(workdir: Path, env: dict[str, str]) -> Iterator[None]:
-    """While inside: `os.environ` is what a spawned agent's would be (the SDK's inherited
-    variables plus `env`) and the working directory is `workdir`; both restored after."""
-    saved_env, saved_cwd = dict(os.environ), os.getcwd()
-    spawned = {**default_environment(), **env}
-    os.environ.clear()
-    os.environ.update(spawned)
+def agent_process_state(workdir: Path, environment: dict[str, str], *, only_changes: bool = False) -> Iterator[None]:
+    """While inside: `os.environ` is `environment` (what a spawned agent's would be) and the
+    working directory is `workdir`; both restored after. With `only_changes`, only the variables
+    whose values differ are set and restored (for an app that keeps running beside the agent)."""
+    saved_cwd = os.getcwd()
+    saved = dict(os.environ) if not only_changes else {k: os.environ.get(k) for k, v in environment.items() if os.environ.get(k) != v}
+    if not only_changes:
+        os.environ.clear()
+    os.environ.update(environment)
     os.chdir(workdir)
     try:
         yield
     finally:
         os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
+        if not only_changes:
+            os.environ.clear()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def served_agent(agent_end: Any) -> tuple[Any, Any]:
+    """`IacAgent` on the settings of this process's environment, listening on the in-memory
+    transport `agent_end` through the wire layer stdio uses; returns (agent, its connection)."""
+    from acp.agent.connection import AgentSideConnection
+
+    from iac_code.acp.server import IacAgent
+    from iac_code.acp.transport import WireTransport
+    from iac_code.config import load_settings
+
+    agent = IacAgent(load_settings())
+    conn = AgentSideConnection(agent, WireTransport(agent_end, on_end=agent.shutdown), listening=True, use_unstable_protocol=True)
+    return agent, conn
 
 
 @contextlib.asynccontextmanager
@@ -275,13 +296,8 @@ async def serve_agent(
     agent's input ends and it shuts down as `iac-code acp` does (`IacAgent.shutdown`, then
     what still cleans up gets up to `stdio.CLEANUP_SECONDS`).
     """
-    from acp.agent.connection import AgentSideConnection
-
     from iac_code.acp.lifetime import let_cleanups_finish
-    from iac_code.acp.server import IacAgent
     from iac_code.acp.stdio import CLEANUP_SECONDS
-    from iac_code.acp.transport import WireTransport
-    from iac_code.config import load_settings
 
     workdir.mkdir(parents=True, exist_ok=True)
     script_path: Path | None
@@ -297,10 +313,9 @@ async def serve_agent(
         if event.direction.value == "incoming":
             raw.append(event.message)
 
-    with agent_process_state(workdir, full_env):
+    with agent_process_state(workdir, {**default_environment(), **full_env}):
         agent_end, client_end = memory_transport_pair()
-        served = IacAgent(load_settings())
-        agent_conn = AgentSideConnection(served, WireTransport(agent_end, on_end=served.shutdown), listening=True, use_unstable_protocol=True)
+        served, agent_conn = served_agent(agent_end)
         conn = acp.connect_to_agent(client, JsonTransport(client_end), observers=[observe], use_unstable_protocol=True)
         try:
             if initialize:

@@ -48,9 +48,10 @@ def _utc():
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    """A fresh project (`infra/`) with its agent config dir, under the test's tmp dir."""
-    return Workspace(tmp_path)
+def ws(tmp_path: Path, request: pytest.FixtureRequest) -> Workspace:
+    """A fresh project (`infra/`) with its agent config dir, under the test's tmp dir; its apps
+    spawn their agent in a module marked `spawned_agent` (tui_support says why)."""
+    return Workspace(tmp_path, spawn=request.node.get_closest_marker("spawned_agent") is not None)
 
 
 @pytest.fixture(autouse=True)

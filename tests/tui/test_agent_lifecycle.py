@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+
+import pytest
 from pathlib import Path
 
 from iac_tui import messages
@@ -11,6 +13,8 @@ from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.message import AgentMessage, UserMessage
 from tui_support import pending_question, ready, send, turn_done, wait_until
+
+pytestmark = pytest.mark.spawned_agent  # the agent process dies, restarts, writes stderr
 
 AGENT = Path(__file__).with_name("foreign_agent.py")
 

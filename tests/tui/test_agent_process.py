@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from iac_tui.launch import AgentCommand, agent_environment, parse_agent_command
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.message import AgentMessage
 from tui_support import python_agent, ready, send, turn_done, wait_until
+
+pytestmark = pytest.mark.spawned_agent  # the agent process dies, restarts, writes stderr
 
 
 def error_text(app) -> str:

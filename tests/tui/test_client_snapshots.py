@@ -43,6 +43,7 @@ def test_queued_prompt(snap_compare, ws):
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
 
 
+@pytest.mark.spawned_agent  # the agent process is killed
 def test_agent_restarted_by_a_prompt(snap_compare, ws):
     turns = [
         {"match": "hello", "blocks": [{"type": "text", "text": "Hello. What should we build?"}]},

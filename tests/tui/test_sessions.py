@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness import spawn_agent
+from harness import serve_agent
 from iac_tui.screens.session_picker import SessionPicker
 from iac_tui.screens.settings import SettingPicker
 from iac_tui.widgets.message import AgentMessage, UserMessage
@@ -173,7 +173,7 @@ async def test_replayed_attachment_shows_as_attachment(ws):
 
 async def test_a_note_about_the_flags_comes_after_the_replay(ws):
     turns = [{"blocks": [{"type": "text", "text": f"Answer {i}: " + "word " * 100}]} for i in range(20)]
-    async with spawn_agent(ws.project, script=turns, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
+    async with serve_agent(ws.project, script=turns, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
         session_id = await agent.new_session()
         for i in range(20):
             await agent.prompt(session_id, f"question {i}")

@@ -213,8 +213,8 @@ def test_plan(snap_compare, ws):
 
 
 def fixed_sessions(ws) -> list[str]:
-    """Three sessions made by the real agent, renamed to fixed ids with fixed times."""
-    from harness import spawn_agent
+    """Three sessions made by the agent (served in process), renamed to fixed ids with fixed times."""
+    from harness import serve_agent
 
     prompts = ["Add a remote state backend", "Why does terraform plan want to replace the VPC?", "Tag every bucket with its team"]
     times = ["2026-01-05T09:12:00+00:00", "2026-01-07T16:45:00+00:00", "2026-01-09T11:03:00+00:00"]
@@ -223,7 +223,7 @@ def fixed_sessions(ws) -> list[str]:
     async def make() -> list[str]:
         turns = [{"blocks": [{"type": "text", "text": f"Answer to: {p}"}]} for p in prompts]
         made = []
-        async with spawn_agent(ws.project, script=turns, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
+        async with serve_agent(ws.project, script=turns, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
             for prompt in prompts:
                 session = await agent.new_session()
                 await agent.prompt(session, prompt)

@@ -1,18 +1,28 @@
-"""Helpers for the iac-tui tests: build the app on the real `iac-code acp` with a scripted model.
+"""Helpers for the iac-tui tests: build the app on `iac-code`'s agent with a scripted model.
 
-Every app spawns the agent as a subprocess (`python -m iac_code acp`) on the offline scripted
-model, with its config dir, logs and history inside the test's temporary directory.
+An app's agent plays the offline scripted model, with its config dir, logs and history inside
+the test's temporary directory. It is served in the app's own process (`ServedAppConnection`:
+the same agent, no interpreter to start), except in the test modules marked
+`pytest.mark.spawned_agent` (`Workspace(spawn=True)`), whose promise is about the agent's process
+(its death, restart, stderr, signals): there each app spawns `python -m iac_code acp` as
+`iac-tui` does. A test that gives its own agent command (`agent=`) always runs that command.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import acp
+from acp._transport import memory_transport_pair  # as tests/harness.py uses it
+from acp.schema import Implementation
+from harness import JsonTransport, agent_process_state, served_agent
 from textual.errors import NoWidget
 
 from iac_tui.app import IacTui
@@ -24,11 +34,90 @@ from iac_tui.widgets.tool_call import ToolCallPanel
 DEADLINE = 30.0
 
 
+class ServedAppConnection:
+    """An `IacTui` app's connection (its `connection_factory`) to `IacAgent` served in the app's
+    process and loop, for the TUI tests whose promise is not the agent's process: the same
+    calls as `iac_tui.connection.AgentConnection` (`run`, `stop`, `shutdown`, `agent`, `alive`,
+    `stderr`, `initialize_response`). The agent's environment is the one the app gives its
+    process (`iac_tui.launch.agent_environment(extra=env)`), its working directory `cwd`.
+    `stop(reason)` and `shutdown()` end the agent as a killed or stopped process would end."""
+
+    def __init__(self, client: Any, cwd: Path, env: dict[str, str]) -> None:
+        from iac_tui.stderr_log import StderrLog
+
+        self.client = client
+        self.cwd = cwd
+        self.env = env
+        self.stderr = StderrLog(None)
+        self.agent: Any = None
+        self.initialize_response: Any = None
+        self._reason: str | None = None
+        self._stopped = asyncio.Event()
+        self._done = asyncio.Event()
+
+    @property
+    def alive(self) -> bool:
+        """True while the agent serves the connection."""
+        return self.agent is not None and not self._stopped.is_set()
+
+    def stop(self, reason: str) -> None:
+        """End the agent; `run` then returns with `reason`."""
+        self._reason = self._reason or reason
+        self._stopped.set()
+
+    async def shutdown(self) -> None:
+        """The app quits: the client's terminals are killed, the agent shut down; returns once it is."""
+        self._reason = self._reason or "The app quit."
+        terminals = getattr(self.client, "terminals", None)
+        if terminals is not None:
+            terminals.kill_all()
+        self._stopped.set()
+        if self.agent is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._done.wait(), 10)
+
+    async def run(self, on_ready: Callable[[Any], Awaitable[None]]) -> Any:
+        """Serve the agent until `stop` or `shutdown`; `on_ready(initialize_response)` runs once
+        it answered. Returns the app's `AgentExit` (no exit status: there is no process)."""
+        from iac_tui import __version__
+        from iac_tui.connection import AgentExit, client_capabilities
+        from iac_tui.launch import agent_environment
+
+        with agent_process_state(self.cwd, agent_environment(extra=self.env), only_changes=True):
+            agent_end, client_end = memory_transport_pair()
+            served, agent_conn = served_agent(agent_end)
+            conn = acp.connect_to_agent(self.client, JsonTransport(client_end))
+            self.agent = conn
+            try:
+                try:
+                    self.initialize_response = await conn.initialize(
+                        protocol_version=acp.PROTOCOL_VERSION,
+                        client_capabilities=client_capabilities(),
+                        client_info=Implementation(name="iac-tui", title="iac-tui", version=__version__),
+                    )
+                except Exception as exc:  # an error answer
+                    return AgentExit(f"The agent failed to initialize: {exc}", None)
+                await on_ready(self.initialize_response)
+                await self._stopped.wait()
+                return AgentExit(self._reason or "The agent exited.", None)
+            finally:
+                self.agent = None
+                with contextlib.suppress(Exception):
+                    await conn.close()
+                await served.shutdown()
+                await agent_conn.close()
+                terminals = getattr(self.client, "terminals", None)
+                if terminals is not None:  # the agent is gone: nobody will release its terminals
+                    await terminals.close()
+                self._done.set()
+
+
 class Workspace:
     """A project dir, a config dir and a script file under one temporary directory."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, spawn: bool = False) -> None:
         self.base = base
+        self.spawn = spawn
         self.project = base / "infra"
         self.config = base / "iac-config"
         self.logs = base / "tui-logs"
@@ -64,6 +153,8 @@ class Workspace:
         kw.setdefault("history_file", None)
         env = self.env(script)
         env.update(kw.pop("env", {}))
+        if not self.spawn and "agent" not in kw:
+            kw.setdefault("connection_factory", lambda client: ServedAppConnection(client, self.project, env))
         return IacTui(self.project, env=env, **kw)
 
     def sessions_dir(self) -> Path:
