@@ -476,8 +476,9 @@ class IacTui(App[None]):
         if action == "new_session":
             return self.agents.state == "ready"
         if action == "follow":  # hidden while following, so that `end` stays the prompt box's key
-            found = self.query(Conversation)
-            return bool(found) and not found.first().following
+            # (`find`, not a query: the footer asks on every refresh, and a query walks every block)
+            conversation = self.find(Conversation)
+            return conversation is not None and not conversation.following
         return True
 
     # ----- copy and export (iac_tui.copy_export) -----
