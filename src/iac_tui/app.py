@@ -34,7 +34,6 @@ from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
 from iac_tui.history import PromptHistory
 from iac_tui.launch import AgentCommand, default_agent_command
-from iac_tui.process import AgentProcess
 from iac_tui.session_actions import SessionActions
 from iac_tui.session_manager import FirstSession, SessionManager, error_text
 from iac_tui.state import SessionState
@@ -68,9 +67,7 @@ class IacTui(App[None]):
     `usage_labels` (context, last turn) its token figures once known; `log_file` is the agent's
     stderr log (default: a new file in `log_dir` per run).
     `connection_factory(client)` replaces the agent process with another connection that has
-    `AgentConnection`'s interface (an in-process agent, for benchmarks). `agent_process` is the
-    agent already started with `agent` and `env` (by `iac-tui`, before the UI loaded): the
-    first run uses it instead of starting another.
+    `AgentConnection`'s interface (an in-process agent, for benchmarks).
     """
 
     CSS_PATH = "app.tcss"
@@ -113,7 +110,6 @@ class IacTui(App[None]):
         log_file: Path | None = None,
         connection_factory: Callable[[TuiClient], Any] | None = None,
         initial_prompt: str | None = None,
-        agent_process: AgentProcess | None = None,
     ) -> None:
         super().__init__()
         self.initial_prompt = initial_prompt
@@ -130,7 +126,6 @@ class IacTui(App[None]):
             launch,
             self.project,
             self.state,
-            process=agent_process,
             post=self.post_to_conversation,
             changed=self.refresh_bindings,
             ready=self._agent_ready,

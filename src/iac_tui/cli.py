@@ -2,8 +2,8 @@
 
     iac-tui [PATH] [--agent "CMD ARGS"] [--model ID] [--mode ID] [--resume SESSION_ID | --continue] [--prompt TEXT]
 
-`iac-code` with no arguments runs this too (as `python -m iac_tui`). The agent process is
-started before the UI toolkit is imported, so that both load at once.
+`iac-code` with no arguments runs this too (as `python -m iac_tui`). The app draws its first
+screen, then starts the agent (`agent_control.AgentController.start`).
 """
 
 from __future__ import annotations
@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if not project.is_dir():
         print(f"iac-tui: not a directory: {args.path}", file=sys.stderr)
         return 2
-    from iac_tui.launch import agent_environment, default_agent_command, parse_agent_command
-    from iac_tui.process import AgentProcess
+    from iac_tui.launch import default_agent_command, parse_agent_command
 
     agent = default_agent_command()
     if args.agent:
@@ -52,11 +51,6 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             print(f"iac-tui: --agent: {exc}", file=sys.stderr)
             return 2
-    # the agent boots while the UI toolkit loads (Textual's import is most of the app's start)
-    try:
-        process: AgentProcess | None = AgentProcess.start(agent, project.resolve(), agent_environment())
-    except OSError:
-        process = None  # the app starts it again and reports why it cannot run
     from iac_tui.app import IacTui
     from iac_tui.config import history_path
 
@@ -69,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
         continue_last=args.continue_last,
         history_file=history_path(),
         initial_prompt=args.prompt,
-        agent_process=process,
     )
     app.run()
     return app.return_code or 0

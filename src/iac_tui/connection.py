@@ -1,7 +1,7 @@
 """One run of the agent process and its ACP connection.
 
-`AgentConnection.run` takes the agent's process (`iac_tui.process.AgentProcess`, started early
-by `iac-tui` or by `run` itself; the user's environment passed explicitly), connects the SDK's
+`AgentConnection.run` takes the agent's process (`iac_tui.process.AgentProcess`, started while
+the SDK loads, or by `run` itself; the user's environment passed explicitly), connects the SDK's
 client side to its stdio (stdout read with a 50 MiB line limit, lines that are not ACP kept
 aside), drains its stderr into a `StderrLog` for as long as it runs, sends `initialize` (the
 timeout kills the agent's whole process group), hands over to the app, and returns when the
@@ -69,7 +69,7 @@ def client_capabilities() -> ClientCapabilities:
 
 class AgentConnection:
     """Speaks ACP through `client` to `command` run in `cwd` with `env`; `process` is an agent
-    already started with that command (`iac-tui` starts it before the UI loads), else `run`
+    already started with that command (the app starts it while the SDK loads), else `run`
     starts one."""
 
     def __init__(

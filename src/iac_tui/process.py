@@ -1,8 +1,9 @@
-"""The agent's process: started early, in its own process group, read without trusting its stdout.
+"""The agent's process: in its own process group, read without trusting its stdout.
 
-`AgentProcess.start` needs no event loop and imports nothing of the UI, so `iac-tui` starts the
-agent before it imports Textual: the agent boots while the app loads. `attach()` then gives the
-asyncio streams the ACP connection reads and writes, once the app's loop runs.
+`AgentProcess.start` needs no event loop and imports no SDK: the app starts the agent as soon as
+its first screen is drawn, before the SDK loads (`agent_control.AgentController.start`), so that
+the agent boots while the app loads the SDK. `attach()` then gives the asyncio streams the ACP
+connection reads and writes.
 
 The agent runs in a process group of its own (`start_new_session`): `kill()` ends the group, so
 a wrapper (`sh -c '...; sleep 100'`) cannot leave a child holding the pipes open after its

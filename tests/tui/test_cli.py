@@ -34,42 +34,34 @@ def test_module_entry_point_prints_help():
     assert "--agent" in out.stdout and "--continue" in out.stdout
 
 
-def test_the_agent_starts_before_the_ui_is_imported(tmp_path, monkeypatch):
-    import types
-
+async def test_the_agent_starts_once_the_prompt_box_is_drawn_and_before_the_sdk_loads(tmp_path, monkeypatch):
+    """The agent's process starts after the first paint (started with the app, it competed with
+    the app's start-up for the cores) and before the SDK's import (~1.3 s), so that the agent
+    boots meanwhile (`bench/tui_large.py --only launch`)."""
     import iac_tui.process as process_module
+    from iac_tui import sdk
+    from iac_tui.app import IacTui
+    from iac_tui.launch import AgentCommand
 
-    events = []
-    real_start = process_module.AgentProcess.start
+    events: list[object] = []
+    real_start, real_load = process_module.AgentProcess.start, sdk.load
 
     def start(*args, **kwargs):
-        events.append("agent started")
+        events.append(("agent started", app.prompt_box.region.height > 0))
         return real_start(*args, **kwargs)
 
-    class FakeApp:
-        return_code = 0
+    def load() -> None:
+        events.append("sdk loading")
+        real_load()
 
-        def __init__(self, project, **kwargs):
-            self.kwargs = kwargs
-
-        def run(self):
-            process = self.kwargs["agent_process"]
-            events.append(("run", process.returncode is None, process.command.argv[-1]))
-            process.close()
-
-    fake = types.ModuleType("iac_tui.app")
-
-    def module_getattr(name):
-        if name == "IacTui":
-            events.append("ui imported")
-            return FakeApp
-        raise AttributeError(name)
-
-    fake.__getattr__ = module_getattr
-    monkeypatch.setitem(sys.modules, "iac_tui.app", fake)
     monkeypatch.setattr(process_module.AgentProcess, "start", start)
-    assert main([str(tmp_path), "--agent", f"{sys.executable} -c 'import time; time.sleep(30)' still-booting"]) == 0
-    assert events == ["agent started", "ui imported", ("run", True, "still-booting")]
+    monkeypatch.setattr(sdk, "load", load)
+    agent = AgentCommand((sys.executable, "-c", "import time; time.sleep(30)"))
+    app = IacTui(tmp_path, agent=agent, animations=False, history_file=None, log_dir=tmp_path / "logs")
+    async with app.run_test(size=(100, 30)) as pilot:
+        while len(events) < 2:
+            await pilot.pause(0.01)
+    assert events[:2] == [("agent started", True), "sdk loading"]
 
 
 def test_the_app_is_drawn_without_importing_the_acp_sdk_or_the_blocks_widgets():
@@ -175,7 +167,7 @@ def test_the_apps_environment_block_holds_no_credentials_and_the_agent_gets_them
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            start_new_session=True)  # fmt: skip
     try:
-        for _ in range(600):  # the agent is started before the UI toolkit is imported
+        for _ in range(600):  # the agent is started once the app's first screen is drawn
             if seen.exists() or tui.poll() is not None:
                 break
             time.sleep(0.05)
