@@ -19,6 +19,8 @@ from iac_tui.widgets.message import AgentMessage
 
 from iac_code.tools.sandbox import detect
 
+pytestmark = pytest.mark.spawned_agent  # which sandbox works is found once per agent process
+
 LABEL = "~/work/infra"
 SAY = [{"blocks": [{"type": "text", "text": "Hello."}]}, {"blocks": [{"type": "text", "text": "Again."}]}]
 WARNING = "commands are not sandboxed here: install bubblewrap"
