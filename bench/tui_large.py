@@ -20,9 +20,12 @@
   app; the app's RSS after 100 / 250 / 500 / 1,000 turns with pruning (`--max-rows`, default
   2,500), and after 100 / 250 without (`--unpruned-turns`: an app that never prunes slows down as
   it grows). About 0.4 s a turn on an idle 2-core machine, so the 1,000 turns take ~7 minutes.
-- turncpu: the app process's CPU time per turn (`time.process_time`, so other work on the machine
-  counts little) in a never-pruned session of `--cpu-turns` turns: the median near 30 blocks and
-  near 300 blocks, and their ratio (flat is 1.0: a turn's cost does not grow with the session).
+- turncpu: the app process's CPU time per turn (`time.process_time`) in two never-pruned
+  sessions, one near 30 blocks and one near 300, `--cpu-turns` turns each, alternated between the
+  two (a loaded machine inflates CPU time too, by minutes-long waves: alternating makes both
+  sides bear the same load): the medians and their ratio (flat is 1.0: a turn's cost does not
+  grow with the session). Turns are driven as a terminal drives them, not through Pilot (see
+  `Session`).
 
 The in-process agent is `tests/tui/scenario_agent.py`. Figures to compare on one machine; the
 load average is printed with them (other work on the machine inflates wall times).
@@ -294,61 +297,114 @@ def rss_mib() -> float:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+class Session:
+    """A session of the app on the scenario agent ("turn": a short answer and a tool call each,
+    3 blocks a turn), driven as a person's terminal drives it.
+
+    Not with Pilot's `press`/`pause`: each of those waits for every widget of the screen to
+    process a callback it posts to each (`Pilot._wait_for_screen`), work a real terminal never
+    causes, which grows with the widgets mounted (at 300 blocks it was most of a turn's CPU)."""
+
+    def __init__(self, app, pilot) -> None:  # noqa: ANN001
+        self.app, self.pilot = app, pilot
+        self.turns = 0
+        self.ended = [0]
+
+    @classmethod
+    def hook(cls, ended: list[int]):  # noqa: ANN206
+        seen: weakref.WeakSet = weakref.WeakSet()  # a message is seen by every widget it bubbles through
+
+        def hook(message) -> None:  # noqa: ANN001
+            if type(message).__name__ == "TurnEnded" and message not in seen:
+                seen.add(message)
+                ended[0] += 1
+
+        return hook
+
+    async def turn(self) -> float:
+        """One prompt turn; the process's CPU seconds it took (until its last blocks are drawn)."""
+        from textual import events
+
+        self.turns += 1
+        start = time.process_time()
+        self.app.prompt_box.load_text(f"question {self.turns}")
+        self.app.post_message(events.Key("enter", "\r"))  # as the terminal driver posts it
+        while self.ended[0] < self.turns:
+            await asyncio.sleep(0.002)
+        await asyncio.sleep(0.05)  # the turn's last blocks drawn (the screen refreshes at 60 a second)
+        return time.process_time() - start
+
+
+async def session(run) -> None:  # noqa: ANN001
+    """Start the app (never-pruned unless IAC_TUI_MAX_ROWS says) and `await run(Session)`."""
+    app, _ = make_app("turn", Path(tempfile.mkdtemp(prefix="tui-session-")))
+    ended = [0]
+    async with app.run_test(size=(120, 40), message_hook=Session.hook(ended)) as pilot:
+        await until(pilot, lambda: app.state.session_id, step=0.02)
+        one = Session(app, pilot)
+        one.ended = ended
+        await run(one)
+
+
 async def session_rss(turns: int) -> dict:
+    """Run `turns` prompt turns; the RSS and blocks after 100 / 250 / 500 / 1,000 turns."""
     import gc
 
-    from textual import events
-
-    app, _ = make_app("turn", Path(tempfile.mkdtemp(prefix="tui-session-")))
     marks = {m for m in (100, 250, 500, 1000, turns) if m <= turns}
     out = {}
-    seen: weakref.WeakSet = weakref.WeakSet()  # a message is seen by every widget it bubbles through
-    ended = [0]
 
-    def hook(message) -> None:
-        if type(message).__name__ == "TurnEnded" and message not in seen:
-            seen.add(message)
-            ended[0] += 1
-
-    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
-        await until(pilot, lambda: app.state.session_id, step=0.02)
-        cpu: list[tuple[int, float]] = []  # per turn: blocks before it, the process's CPU seconds it took
+    async def run(one: Session) -> None:
         for turn in range(1, turns + 1):
-            blocks = len(app.conversation.blocks)
-            start = time.process_time()
-            app.prompt_box.load_text(f"question {turn}")
-            # enter as the terminal driver posts it, and plain sleeps: each Pilot press or pause
-            # posts a callback to every widget on the screen and waits for them all (parked
-            # blocks included), which cost the bench itself O(blocks) per wait, most of the
-            # growth it used to measure (x2.05 with Pilot waits vs x1.15 without, 58 -> 181 blocks)
-            app.post_message(events.Key("enter", "\r"))
-            while ended[0] < turn:
-                await asyncio.sleep(0.002)
-            await asyncio.sleep(0.02)  # the turn's last blocks drawn
-            cpu.append((blocks, time.process_time() - start))
+            await one.turn()
             if turn in marks:
-                await pilot.pause(0.05)
+                await one.pilot.pause(0.05)
                 gc.collect()
-                out[turn] = (rss_mib(), len(app.conversation.blocks))
-    out["cpu"] = cpu
+                out[turn] = (rss_mib(), len(one.app.conversation.blocks))
+
+    await session(run)
     return out
 
 
-def bench_turn_cpu(turns: int) -> list[tuple[str, str]]:
-    """CPU per turn as the never-pruned session grows: the median of the 5 turns nearest 30 and
-    nearest 300 blocks (a turn adds 3: the prompt, the answer, the tool call), and their ratio."""
+async def turn_server(turns: int) -> None:
+    """Grow a session by `turns` turns, print "ready", then per line read from stdin run one
+    turn and print its CPU seconds and the blocks before it (the parent alternates two of these)."""
+    loop = asyncio.get_running_loop()
+
+    async def run(one: Session) -> None:
+        for _ in range(turns):
+            await one.turn()
+        print("ready", flush=True)
+        while (await loop.run_in_executor(None, sys.stdin.readline)).strip():
+            blocks = len(one.app.conversation.blocks)
+            print(json.dumps([blocks, await one.turn()]), flush=True)
+
+    await session(run)
+
+
+def bench_turn_cpu(measured: int) -> list[tuple[str, str]]:
+    """CPU per turn at about 30 and about 300 blocks (a turn adds 3: the prompt, the answer, the
+    tool call): two never-pruned sessions grown to 22 and 292 blocks, then `measured` turns in
+    each, alternated (so that the machine's load weighs on both alike); the medians and their ratio."""
     env = dict(os.environ, IAC_TUI_MAX_ROWS="100000000")
-    out = subprocess.run([sys.executable, __file__, "--one-session", str(turns)], capture_output=True, text=True, env=env, check=False)
-    if out.returncode != 0:
-        return [("CPU per turn", "failed: " + out.stderr.strip().splitlines()[-1])]
-    cpu = json.loads(out.stdout.strip().splitlines()[-1])["cpu"]
-
-    def near(blocks: int) -> tuple[int, float]:
-        closest = sorted(cpu, key=lambda entry: abs(entry[0] - blocks))[:5]
-        return round(statistics.median(b for b, _ in closest)), statistics.median(c for _, c in closest)
-
-    (b30, c30), (b300, c300) = near(30), near(300)
-    return [("CPU per turn (app process, never pruned)", f"{c30 * 1000:.0f} ms at {b30} blocks, {c300 * 1000:.0f} ms at {b300} blocks: x{c300 / c30:.2f}")]
+    servers = [subprocess.Popen([sys.executable, __file__, "--turn-server", str(grown)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env) for grown in (7, 97)]
+    try:
+        for server in servers:
+            assert server.stdout is not None and server.stdout.readline().strip() == "ready", "a turn server failed"
+        figures: list[list[tuple[int, float]]] = [[], []]
+        for _ in range(measured):
+            for server, out in zip(servers, figures):
+                assert server.stdin is not None and server.stdout is not None
+                server.stdin.write("turn\n")
+                server.stdin.flush()
+                blocks, cpu = json.loads(server.stdout.readline())
+                out.append((blocks, cpu))
+    finally:
+        for server in servers:
+            if server.stdin:
+                server.stdin.close()
+            server.wait()
+    (b30, c30), (b300, c300) = [(round(statistics.median(b for b, _ in f)), statistics.median(c for _, c in f)) for f in figures]
+    return [("CPU per turn (app process, never pruned)", f"{c30 * 1000:.0f} ms at {b30} blocks, {c300 * 1000:.0f} ms at {b300} blocks: x{c300 / c30:.2f} ({measured} turns each, alternated)")]
 
 
 def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[str, str]]:
@@ -363,7 +419,6 @@ def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[
             rows.append((f"{count:,}-turn session, {label}", "failed: " + out.stderr.strip().splitlines()[-1]))
             continue
         marks = json.loads(out.stdout.strip().splitlines()[-1])
-        marks.pop("cpu")
         figures = ", ".join(f"{int(k):,}: {v[0]:.0f} MiB/{v[1]} blocks" for k, v in sorted(marks.items(), key=lambda kv: int(kv[0])))
         rows.append((f"RSS after N turns, {label}", figures))
     return rows
@@ -372,13 +427,17 @@ def bench_session(turns: int, max_rows: int, unpruned_turns: int) -> list[tuple[
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="launch,diffs,typing,pager,session,turncpu")
-    parser.add_argument("--cpu-turns", type=int, default=105, help="turns of the turncpu run (about 300 blocks)")
+    parser.add_argument("--cpu-turns", type=int, default=9, help="turns measured in each session of the turncpu run")
     parser.add_argument("--repeat", type=int, default=5, help="launch runs of each app (median shown)")
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--max-rows", type=int, default=2500, help="IAC_TUI_MAX_ROWS of the pruned session run")
     parser.add_argument("--unpruned-turns", type=int, default=250, help="turns of the never-pruned run (it slows down as it grows)")
     parser.add_argument("--one-session", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--turn-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.turn_server is not None:
+        asyncio.run(turn_server(args.turn_server))
+        return 0
     if args.one_session:
         print(json.dumps(asyncio.run(session_rss(args.one_session))))
         return 0

@@ -28,8 +28,8 @@ from textual.widget import Widget
 from iac_tui.widgets.auto_height import AutoHeight
 
 PAGE_BLOCKS = 12  # a new page starts at a turn once the last page holds this many blocks
-PARK_SCREENS = 3  # parked when this many view heights above or below the view
-WAKE_SCREENS = 2  # woken when within this many view heights of the view
+PARK_SCREENS = 2  # parked when this many view heights above or below the view
+WAKE_SCREENS = 1  # woken when within this many view heights of the view
 PARKED = "-parked"
 
 
