@@ -426,6 +426,14 @@ class IacTui(App[None]):
     def on_prompt_area_tabbed(self, message: PromptArea.Tabbed) -> None:
         self.conversation.focus_newest()
 
+    def on_prompt_area_paged(self, message: PromptArea.Paged) -> None:
+        """Page up/down from the prompt box scrolls the conversation (up stops following it; down to
+        the bottom follows again, as `end` does)."""
+        if message.up:
+            self.conversation.scroll_page_up(animate=False)
+        else:
+            self.conversation.scroll_page_down(animate=False)
+
     # ----- following the conversation's bottom -----
 
     def on_conversation_follow_changed(self, message: Conversation.FollowChanged) -> None:

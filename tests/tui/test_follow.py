@@ -107,3 +107,29 @@ async def test_new_blocks_below_are_counted_while_scrolled_up(ws):
         await pilot.pause(0.1)
         assert conversation.following and not badge.display
         assert app.prompt_box.text == ""  # `end` went to the conversation, not the prompt box
+
+
+async def test_page_keys_in_the_prompt_box_scroll_the_conversation(ws):
+    """Page up/down from the prompt box (where the focus stays) scroll the conversation, not the
+    draft: up leaves the bottom (no longer followed), down back to the bottom follows again."""
+    app = ws.app([{"blocks": [{"type": "text", "text": SLOW_TEXT}]}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first")
+        await turn_done(pilot)
+        conversation = app.conversation
+        assert conversation.following and conversation.max_scroll_y > 10
+        app.prompt_box.load_text("a draft")
+        app.prompt_box.focus()
+        bottom = conversation.scroll_y
+        await pilot.press("pageup")
+        await pilot.pause(0.1)
+        assert conversation.scroll_y < bottom and not conversation.following
+        await pilot.press("pageup")
+        await pilot.pause(0.1)
+        assert app.query_one(FollowBadge).display
+        while conversation.scroll_y < conversation.max_scroll_y:
+            await pilot.press("pagedown")
+            await pilot.pause(0.1)
+        assert conversation.following and not app.query_one(FollowBadge).display
+        assert app.prompt_box.text == "a draft" and app.prompt_box.has_focus

@@ -24,6 +24,7 @@ when done) and the tools it runs, each in a panel that updates as the tool progr
 | `enter` | send |
 | `shift+enter`, `ctrl+j` | new line |
 | `up` / `down` | previous / next prompt (on the first / last line) |
+| `pageup` / `pagedown` | scroll the conversation; `end` follows the newest output again |
 | `/` | the agent's commands (at the start of the prompt) |
 | `@` | attach a project file (fuzzy search; `.gitignore` respected) |
 | `tab`, `enter` | accept a completion; `esc` closes the list |

@@ -1,8 +1,8 @@
 """The prompt editor: multi-line input with history and `/` and `@` completion.
 
-`enter` sends, `shift+enter` or `ctrl+j` inserts a newline, `up`/`down` on the first/last line
-walk the history (`up` in an empty box first takes back the last prompt queued for the end of
-the turn, to edit it). Typing `/` at the start opens the agent's slash commands; `@` opens a fuzzy,
+`enter` sends, `shift+enter` or `ctrl+j` inserts a newline, `pageup`/`pagedown` scroll the
+conversation, `up`/`down` on the first/last line walk the history (`up` in an empty box first
+takes back the last prompt queued for the end of the turn, to edit it). Typing `/` at the start opens the agent's slash commands; `@` opens a fuzzy,
 `.gitignore`-aware list of the project's files (`tab` or `enter` accepts, `esc` closes).
 """
 
@@ -46,6 +46,14 @@ class PromptArea(TextArea):
 
     class Tabbed(Message):
         """The user pressed tab (nothing to complete): the app moves the focus to the newest block."""
+
+    class Paged(Message):
+        """The user pressed page up or page down: the app scrolls the conversation a page (a
+        prompt is rarely a page long, so the keys are the conversation's, as in other agents' TUIs)."""
+
+        def __init__(self, up: bool) -> None:
+            super().__init__()
+            self.up = up
 
     class Submitted(Message):
         """The user sent `text`."""
@@ -91,6 +99,10 @@ class PromptArea(TextArea):
         if key == "tab":
             self._consume(event)
             self.post_message(self.Tabbed())
+            return
+        if key in ("pageup", "pagedown"):
+            self._consume(event)
+            self.post_message(self.Paged(up=key == "pageup"))
             return
         if key in ("shift+enter", "ctrl+j"):
             self._consume(event)
