@@ -81,12 +81,12 @@ async def test_what_was_pruned_opens_in_the_pager_and_stays_in_the_transcript():
 
 
 async def test_old_blocks_are_pruned_past_the_row_limit(monkeypatch):
-    """`$IAC_TUI_MAX_ROWS` sets the limit; forty turns stay within it, the newest kept."""
+    """`$IAC_TUI_MAX_ROWS` sets the limit; twenty turns (~440 rows) stay within it, the newest kept."""
     monkeypatch.setenv("IAC_TUI_MAX_ROWS", "300")
     app = Host(max_rows=None)
     async with app.run_test(size=(100, 30)) as pilot:
         conversation = app.query_one(Conversation)
-        for i in range(40):  # each answer in one chunk (streaming is the other tests' subject)
+        for i in range(20):  # each answer in one chunk (streaming is the other tests' subject)
             await conversation.add_user(f"question {i}")
             await conversation.agent_text(answer(i, 8))
             await conversation.close_open()
@@ -96,7 +96,7 @@ async def test_old_blocks_are_pruned_past_the_row_limit(monkeypatch):
         assert conversation.pruned > 0
         assert rows <= 300 + 40  # bounded (one last block may overshoot)
         texts = [b.source for b in conversation.query(AgentMessage)]
-        assert any(t.startswith("Answer 39.") for t in texts)  # the newest stays
+        assert any(t.startswith("Answer 19.") for t in texts)  # the newest stays
         assert not any(t.startswith("Answer 0.") for t in texts)  # the oldest went
         note = conversation.children[0]
         assert isinstance(note, PrunedNote) and "were pruned" in note.text

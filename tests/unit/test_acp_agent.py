@@ -112,6 +112,7 @@ async def test_close_during_a_turn_shuts_the_session_to_every_later_request(agen
     assert sid not in agent.sessions
 
 
+@pytest.mark.parametrize("agent", [[QUICK]], indirect=True)  # (the default first turn streams for 5 s)
 async def test_loading_a_live_idle_session_releases_the_old_one(agent, monkeypatch):
     closed: list[ScriptedProvider] = []
 
