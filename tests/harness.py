@@ -175,6 +175,37 @@ def agent_env(workdir: Path, script: Path | None, **extra: str) -> dict[str, str
     return env
 
 
+def _prepare(workdir: Path, script: list[dict[str, Any]] | Path | None, env: dict[str, str] | None) -> dict[str, str]:
+    """`spawn_agent`'s and `serve_agent`'s start: the work dir made, a list of turns written as a
+    script next to it, and the agent's environment (`agent_env`)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    if isinstance(script, list):
+        script = write_script(workdir.parent / f"script-{os.urandom(4).hex()}.json", script)
+    return agent_env(workdir, script, **(env or {}))
+
+
+def _recorder(raw: list[dict[str, Any]]) -> Callable[[Any], None]:
+    """A connection observer appending every incoming message (as JSON-RPC dicts) to `raw`."""
+
+    def observe(event: Any) -> None:
+        if event.direction.value == "incoming":
+            raw.append(event.message)
+
+    return observe
+
+
+async def _started(agent: AgentUnderTest, raw: list[dict[str, Any]], initialize: bool) -> AgentUnderTest:
+    """`agent` with its recorded messages, its connection initialized unless `initialize` is False."""
+    agent.raw = raw
+    if initialize:
+        await agent.conn.initialize(
+            protocol_version=acp.PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(),
+            client_info=Implementation(name="iac-code-tests", version="0"),
+        )
+    return agent
+
+
 @contextlib.asynccontextmanager
 async def spawn_agent(
     workdir: Path,
@@ -188,20 +219,11 @@ async def spawn_agent(
     `workdir` is the project directory sessions run in; the config dir is its sibling
     `iac-config`. `script` is a list of turns (written next to the work dir) or a script path.
     """
-    workdir.mkdir(parents=True, exist_ok=True)
-    script_path: Path | None
-    if isinstance(script, list):
-        script_path = write_script(workdir.parent / f"script-{os.urandom(4).hex()}.json", script)
-    else:
-        script_path = script
-    full_env = agent_env(workdir, script_path, **(env or {}))
+    full_env = _prepare(workdir, script, env)
     client = client or RecordingClient()
     stderr_path = workdir.parent / "agent-stderr.log"
     raw: list[dict[str, Any]] = []
-
-    def observe(event: Any) -> None:
-        if event.direction.value == "incoming":
-            raw.append(event.message)
+    observe = _recorder(raw)
 
     with open(stderr_path, "ab") as stderr:
         async with acp.spawn_agent_process(
@@ -215,15 +237,7 @@ async def spawn_agent(
             transport_kwargs={"stderr": stderr, "limit": LINE_LIMIT},
             observers=[observe],
         ) as (conn, proc):
-            if initialize:
-                await conn.initialize(
-                    protocol_version=acp.PROTOCOL_VERSION,
-                    client_capabilities=ClientCapabilities(),
-                    client_info=Implementation(name="iac-code-tests", version="0"),
-                )
-            agent = AgentUnderTest(conn, proc, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"]))
-            agent.raw = raw
-            yield agent
+            yield await _started(AgentUnderTest(conn, proc, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"])), raw, initialize)
 
 
 class JsonTransport:
@@ -299,34 +313,17 @@ async def serve_agent(
     from iac_code.acp.lifetime import let_cleanups_finish
     from iac_code.acp.stdio import CLEANUP_SECONDS
 
-    workdir.mkdir(parents=True, exist_ok=True)
-    script_path: Path | None
-    if isinstance(script, list):
-        script_path = write_script(workdir.parent / f"script-{os.urandom(4).hex()}.json", script)
-    else:
-        script_path = script
-    full_env = agent_env(workdir, script_path, **(env or {}))
+    full_env = _prepare(workdir, script, env)
     client = client or RecordingClient()
     raw: list[dict[str, Any]] = []
-
-    def observe(event: Any) -> None:
-        if event.direction.value == "incoming":
-            raw.append(event.message)
+    observe = _recorder(raw)
 
     with agent_process_state(workdir, {**default_environment(), **full_env}):
         agent_end, client_end = memory_transport_pair()
         served, agent_conn = served_agent(agent_end)
         conn = acp.connect_to_agent(client, JsonTransport(client_end), observers=[observe], use_unstable_protocol=True)
         try:
-            if initialize:
-                await conn.initialize(
-                    protocol_version=acp.PROTOCOL_VERSION,
-                    client_capabilities=ClientCapabilities(),
-                    client_info=Implementation(name="iac-code-tests", version="0"),
-                )
-            agent = AgentUnderTest(conn, None, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"]))
-            agent.raw = raw
-            yield agent
+            yield await _started(AgentUnderTest(conn, None, client, workdir, Path(full_env["IAC_CODE_CONFIG_DIR"])), raw, initialize)
         finally:
             await conn.close()
             await served.shutdown()  # a second time is a no-op (the end of input ran it)
