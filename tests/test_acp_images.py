@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import base64
 import json
+import struct
+import zlib
 
 import acp
 import pytest
@@ -18,6 +20,13 @@ PNG = bytes.fromhex(  # a 1x1 PNG
 )
 DATA = base64.b64encode(PNG).decode()
 MARKER = f"[image: image/png, {len(PNG)} bytes]"  # what the scripted model sees of it
+
+
+def png_header(width: int, height: int) -> str:
+    """The base64 of a PNG's signature and IHDR chunk: what says its size (no pixels)."""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    chunk = struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + chunk).decode()
 
 
 def seen(reply: str) -> dict:
@@ -54,6 +63,11 @@ UNUSABLE = [  # (block, what the error says); one agent plays them all (a spawn 
     (acp.image_block("not base64!", "image/png"), "not valid base64"),
     (acp.image_block(base64.b64encode(b"hello").decode(), "image/png"), "is not image/png"),
     (acp.image_block(DATA, "image/tiff"), "is not one of"),
+    # What the Messages API refuses, in every later request of the session: wider or taller than
+    # 8000 px, a size it cannot read, more than 5 MB of base64 (3.75 MiB decoded).
+    (acp.image_block(png_header(9000, 20), "image/png"), "is 9000x20 pixels; the model takes at most 8000 on a side"),
+    (acp.image_block(base64.b64encode(PNG[:20]).decode(), "image/png"), "size cannot be read"),
+    (acp.image_block(base64.b64encode(PNG + b"\0" * (3 * 2**20 + 800_000)).decode(), "image/png"), "larger than 3.75 MiB"),
     (ImageContentBlock(type="image", data="", mime_type="image/png", uri="file:///etc/passwd"), "outside the session's directory"),
     (ImageContentBlock(type="image", data="", mime_type="image/png"), "needs `data`"),
 ]
@@ -88,3 +102,24 @@ async def test_claude_gets_the_image_as_a_base64_image_block(tmp_path):
     assert first["messages"][0]["content"][0] == {"type": "text", "text": "what is this?"}
     assert images(first) == [image]
     assert images(second) == [image]  # kept in the history for the next request
+
+
+async def test_claude_gets_the_newest_twenty_images_and_the_session_keeps_all(tmp_path):
+    """Past 20 images a request would be refused for any image over 2,000 px (past 100, whatever
+    their size), and the refusal would repeat in every later turn: the oldest go as markers."""
+    blocks = [acp.image_block(DATA, "image/png", uri=f"file:///p/shot{n}.png") for n in range(22)]
+    with FakeAnthropic() as fake:
+        fake.add(message(text("Many shots.")))
+        env = {"IAC_CODE_MODEL": "claude-sonnet-4-6", "ANTHROPIC_API_KEY": "sk-test-images", "ANTHROPIC_BASE_URL": fake.url}
+        async with serve_agent(tmp_path / "proj", env=env) as agent:
+            sid = await agent.new_session()
+            result = await agent.conn.prompt(session_id=sid, prompt=[acp.text_block("compare"), *blocks])
+            assert result.stop_reason == "end_turn"
+        content = fake.bodies[0]["messages"][0]["content"]
+    kinds = [b["type"] for b in content]
+    assert kinds == ["text", "text", "text"] + ["image"] * 20
+    assert "[image file:///p/shot0.png: left out of this request" in content[1]["text"]
+    assert "file:///p/shot1.png" in content[2]["text"]
+    records = [json.loads(line) for line in (agent.config_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()]
+    stored = [b["name"] for r in records for b in r["message"]["content"] if b["type"] == "image"]
+    assert stored == [f"file:///p/shot{n}.png" for n in range(22)]

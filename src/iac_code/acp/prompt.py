@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+import imagesize
 from acp.schema import (
     AudioContentBlock,
     BlobResourceContents,
@@ -20,11 +22,19 @@ from acp.schema import (
 
 from iac_code.acp.errors import invalid
 from iac_code.agent import attachments
-from iac_code.core.conversation import IMAGE_TYPES, ImageBlock, TextBlock, valid_text
+from iac_code.core.conversation import (
+    IMAGE_TYPES,
+    MAX_IMAGE_BASE64,
+    MAX_IMAGE_SIDE,
+    ImageBlock,
+    TextBlock,
+    valid_text,
+)
 from iac_code.tools.nofollow import ParentDir
 
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
-"""The largest image accepted (decoded): the Messages API's limit for one image."""
+MAX_IMAGE_BYTES = MAX_IMAGE_BASE64 // 4 * 3
+"""The largest image accepted, decoded (3.75 MiB): its base64 is then within the Messages API's
+5 MB for one image."""
 
 _MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",), "image/gif": (b"GIF87a", b"GIF89a")}
 
@@ -63,15 +73,17 @@ def image_content(block: ImageContentBlock, cwd: Path) -> ImageBlock:
     `file://` `uri` names inside `cwd` (symbolic links resolved once, then exactly that file
     read: no link followed on the way, a file with several hard links refused).
 
-    PNG, JPEG, GIF or WebP (`IMAGE_TYPES`), at most `MAX_IMAGE_BYTES` decoded, and its bytes
-    must be what `mimeType` says; ValueError (in plain words) otherwise. Source: PROTOCOL.md,
+    PNG, JPEG, GIF or WebP (`IMAGE_TYPES`), at most `MAX_IMAGE_BYTES` decoded and
+    `MAX_IMAGE_SIDE` pixels wide and tall (read from its header, which must be whole), and its bytes must be what
+    `mimeType` says; ValueError (in plain words) otherwise: the Messages API would refuse such an
+    image in every later request of the session. Source: PROTOCOL.md,
     `promptCapabilities.image`.
     """
     if block.mime_type not in IMAGE_TYPES:
         raise ValueError(f"image type {block.mime_type!r} is not one of {', '.join(IMAGE_TYPES)}")
     if block.data:
-        if len(block.data) > MAX_IMAGE_BYTES * 4 // 3 + 4:
-            raise ValueError(f"the image is larger than {MAX_IMAGE_BYTES // 2**20} MiB")
+        if len(block.data) > MAX_IMAGE_BASE64 + 4:
+            raise ValueError(f"the image is larger than {MAX_IMAGE_BYTES / 2**20:g} MiB")
         try:
             raw = base64.b64decode(block.data, validate=True)
         except (binascii.Error, ValueError):
@@ -81,9 +93,14 @@ def image_content(block: ImageContentBlock, cwd: Path) -> ImageBlock:
     else:
         raise ValueError("an image needs `data` (base64) or a `file://` `uri`")
     if len(raw) > MAX_IMAGE_BYTES:
-        raise ValueError(f"the image is larger than {MAX_IMAGE_BYTES // 2**20} MiB")
+        raise ValueError(f"the image is larger than {MAX_IMAGE_BYTES / 2**20:g} MiB")
     if not _looks_like(raw, block.mime_type):
         raise ValueError(f"the image data is not {block.mime_type}")
+    width, height = imagesize.get(io.BytesIO(raw))
+    if width < 1 or height < 1:
+        raise ValueError(f"the image's size cannot be read: it is not a whole {block.mime_type}")
+    if max(width, height) > MAX_IMAGE_SIDE:
+        raise ValueError(f"the image is {width}x{height} pixels; the model takes at most {MAX_IMAGE_SIDE} on a side")
     return ImageBlock(media_type=block.mime_type, data=base64.b64encode(raw).decode("ascii"), name=block.uri)
 
 

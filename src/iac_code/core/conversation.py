@@ -36,6 +36,18 @@ class TextBlock(BaseModel):
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 """The image formats the Messages API accepts."""
+MAX_IMAGE_BASE64 = 5 * 1024 * 1024
+"""The longest base64 `data` of one image the Messages API takes ("image exceeds 5 MB maximum"
+names the encoded length): 3.75 MiB decoded."""
+MAX_IMAGE_SIDE = 8000
+"""The Messages API refuses an image wider or taller than this, in pixels."""
+REQUEST_IMAGES = 20
+"""The most images one request carries, the newest. Past 20 images in a request the API refuses
+any wider or taller than 2,000 px, and past 100 it refuses the request; older images are left out
+(`providers.anthropic_request.message_params`) so one attachment too many never fails every later
+turn of a session."""
+REQUEST_IMAGE_BASE64 = 20 * 1024 * 1024
+"""The most base64 image data one request carries (the API refuses a request over 32 MB)."""
 IMAGE_TOKENS = 1600
 """What an image counts for in `estimate_tokens`: about the most the Messages API charges for one
 (it scales them to at most ~1.15 megapixels, ~1,600 tokens)."""

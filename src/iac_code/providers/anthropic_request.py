@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from iac_code.core.conversation import (
+    MAX_IMAGE_BASE64,
+    REQUEST_IMAGE_BASE64,
+    REQUEST_IMAGES,
     ContentBlock,
     ImageBlock,
     Message,
@@ -59,11 +62,17 @@ def message_params(messages: list[Message]) -> list[dict[str, Any]]:
 
     Blocks the API would reject are left out (empty or blank text, thinking without a signature),
     messages left empty are dropped, consecutive messages of the same role (after a cancelled or
-    failed turn) are merged, and the last cacheable block gets a cache breakpoint.
+    failed turn) are merged, and the last cacheable block gets a cache breakpoint. Images past
+    the request's share (`sent_images`) go as a text marker naming them; the history keeps them.
     """
+    images = sent_images(messages)
     out: list[dict[str, Any]] = []
-    for message in messages:
-        content = [_block_param(b) for b in message.content if _sendable(b)]
+    for m, message in enumerate(messages):
+        content = [
+            _block_param(b) if not isinstance(b, ImageBlock) or (m, i) in images else _left_out(b)
+            for i, b in enumerate(message.content)
+            if _sendable(b)
+        ]
         if not content:
             continue
         if out and out[-1]["role"] == message.role:
@@ -75,6 +84,35 @@ def message_params(messages: list[Message]) -> list[dict[str, Any]]:
         if cacheable:
             cacheable[-1]["cache_control"] = CACHE_CONTROL
     return out
+
+
+def sent_images(messages: list[Message]) -> set[tuple[int, int]]:
+    """The images a request carries, as (message index, block index): the newest, at most
+    `REQUEST_IMAGES` of them and `REQUEST_IMAGE_BASE64` of base64 data together, leaving out any
+    longer than `MAX_IMAGE_BASE64` (an image attached before that limit was checked). Each limit
+    is one the Messages API enforces by refusing the whole request (core.conversation)."""
+    sent: set[tuple[int, int]] = set()
+    total = 0
+    for m in reversed(range(len(messages))):
+        blocks = messages[m].content
+        for i in reversed(range(len(blocks))):
+            block = blocks[i]
+            if not isinstance(block, ImageBlock) or len(block.data) > MAX_IMAGE_BASE64:
+                continue
+            if len(sent) == REQUEST_IMAGES or total + len(block.data) > REQUEST_IMAGE_BASE64:
+                return sent
+            sent.add((m, i))
+            total += len(block.data)
+    return sent
+
+
+def _left_out(image: ImageBlock) -> dict[str, Any]:
+    name = image.name or image.media_type
+    if len(image.data) > MAX_IMAGE_BASE64:
+        why = "it is larger than the API's 5 MB for one image"
+    else:
+        why = f"a request carries only the newest {REQUEST_IMAGES} images, at most {REQUEST_IMAGE_BASE64 >> 20} MiB"
+    return {"type": "text", "text": f"[image {name}: left out of this request ({why}); ask the user to attach it again if you need to see it]"}
 
 
 def _sendable(block: ContentBlock) -> bool:
