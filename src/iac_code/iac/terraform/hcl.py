@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
+from iac_code.iac import cache
+
 
 @dataclass(slots=True)
 class Attr:
@@ -26,7 +28,7 @@ class Attr:
     name: str
     line: int
     column: int
-    expr: Tree | None  # None: a .tf.json value that holds no template (module.json_expression)
+    expr: Tree | None  # None: a .tf.json value that holds no template (tfjson.json_expression)
 
 
 @dataclass(slots=True)
@@ -131,6 +133,18 @@ def parse(text: str) -> Body:
         return _body(subtree(tree, 0))
     except RecursionError:
         raise HclSyntaxError("the file nests too deeply to validate", 1, 1) from None
+
+
+def parse_cached(text: str) -> Body | HclSyntaxError:
+    """`parse` through the content-keyed cache (a syntax error is cached too)."""
+
+    def compute() -> Body | HclSyntaxError:
+        try:
+            return parse(text)
+        except HclSyntaxError as exc:
+            return exc
+
+    return cache.get_or_compute("hcl", text, compute)
 
 
 def _body(body: Tree) -> Body:
