@@ -378,11 +378,15 @@ try {
 child.stdin.end();
 await new Promise((resolve) => {
   if (child.exitCode !== null) return resolve();
-  child.on("exit", resolve);
-  setTimeout(() => {
+  // the timer must not outlive the agent: a pending timer keeps Node running until it fires
+  const timer = setTimeout(() => {
     child.kill("SIGKILL");
     resolve();
   }, 10000);
+  child.on("exit", () => {
+    clearTimeout(timer);
+    resolve();
+  });
 });
 report.errors = errors;
 report.unknownFields = [...unknownFields].sort();
