@@ -102,7 +102,7 @@ def test_continue_and_resume_reuse_the_session(project):
 
 
 def test_demo_headless_lands_and_validates_the_edits(tmp_path):
-    result = run(["demo", "--headless"], tmp_path, None)
+    result = run(["demo", "--headless"], tmp_path, None, IAC_CODE_SCRIPT_CHUNK_DELAY_MS="0")  # its script's pauses are for people
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Demo verified" in result.stdout
     for title in ("List terraform", "Read terraform/variables.tf", "Edit terraform/main.tf", "Run `"):

@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     """Model id: a Claude model id or `scripted`. None picks the default for the credentials."""
     script: Path | None = None
     """JSON script of the offline `scripted` model."""
+    script_chunk_delay_ms: float | None = Field(default=None, ge=0)
+    """Replaces every scripted turn's `chunk_delay_ms` (0: the script streams at once, as the
+    tests of the demo play it); None keeps each turn's own."""
     max_turns: int = Field(default=50, ge=1)
     """Model requests allowed in one prompt turn; reaching it ends with `max_turn_requests`."""
     permission_mode: PermissionMode = "default"

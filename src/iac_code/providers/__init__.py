@@ -19,7 +19,7 @@ def create_provider(model: str, settings: Settings) -> Provider:
     if model == SCRIPTED_MODEL:
         from iac_code.providers.scripted import ScriptedProvider
 
-        return ScriptedProvider(settings.script, settings.context_window)
+        return ScriptedProvider(settings.script, settings.context_window, chunk_delay_ms=settings.script_chunk_delay_ms)
     from iac_code.providers.anthropic import AnthropicProvider
 
     return AnthropicProvider(settings)

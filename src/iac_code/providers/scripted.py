@@ -16,7 +16,7 @@ Each model request of a session takes the first turn not yet used by that sessio
 `match` occurs (case-sensitively) in the latest user message: its text, or for a message that
 returns tool results, the results' text; an image the user attached counts as the text
 `[image: <type>, <N> bytes]`. Text and thinking stream in word-sized chunks,
-`chunk_delay_ms` apart. An `error` block raises a `ProviderError` of that kind at that point of
+`chunk_delay_ms` apart (`IAC_CODE_SCRIPT_CHUNK_DELAY_MS` replaces every turn's). An `error` block raises a `ProviderError` of that kind at that point of
 the stream (its `usage`: the request's input and the output streamed so far). `stop_reason`
 defaults to `tool_use` when the turn has a tool use, else `end_turn`. Usage is estimated at four
 characters per token (the input is reported as the stream starts, as the API does, so a cancelled request still counts it). When no turn fits, the model says so and ends the turn. Requests made to compact the conversation get a generated summary and use no turn.
@@ -139,8 +139,10 @@ def _latest_user_text(messages: list[Message]) -> str:
 class ScriptedProvider:
     """Plays a `Script`; one instance per session, remembering which turns that session used."""
 
-    def __init__(self, script_path: Path | None, context_window: int | None = None) -> None:
+    def __init__(self, script_path: Path | None, context_window: int | None = None, chunk_delay_ms: float | None = None) -> None:
+        """`chunk_delay_ms`, when not None, replaces every turn's own (`IAC_CODE_SCRIPT_CHUNK_DELAY_MS`)."""
         self._script_path = script_path
+        self._chunk_delay_ms = chunk_delay_ms
         self._script: Script | None = None
         self._used: set[int] = set()
         self._context_window = context_window or DEFAULT_CONTEXT_WINDOW
@@ -187,7 +189,7 @@ class ScriptedProvider:
                     ],
                     stop_reason="end_turn",
                 )
-        delay = turn.chunk_delay_ms / 1000
+        delay = (turn.chunk_delay_ms if self._chunk_delay_ms is None else self._chunk_delay_ms) / 1000
         content: list[ContentBlock] = []
         output_chars = 0
         yield UsageReported(Usage(input_tokens=input_tokens, output_tokens=1))  # as the API's message_start does
