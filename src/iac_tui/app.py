@@ -14,9 +14,6 @@ and message handlers (which Textual wants on the app) call them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -34,6 +31,7 @@ from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
 from iac_tui.history import PromptHistory
 from iac_tui.launch import AgentCommand, default_agent_command
+from iac_tui.quit_signals import QuitSignals
 from iac_tui.session_actions import SessionActions
 from iac_tui.session_manager import FirstSession, SessionManager, error_text
 from iac_tui.state import SessionState
@@ -141,7 +139,7 @@ class IacTui(App[None]):
             changed=self.refresh_status,
             notify=lambda text: self.notify(text, severity="error"),
         )
-        self._terminal_gone = False  # SIGHUP: the terminal closed
+        self.quit_signals = QuitSignals(self.exit)
         self.project_files = ProjectFiles(self.project, on_first=self._files_listed)
         self.turns = TurnController(
             self.state,
@@ -215,39 +213,15 @@ class IacTui(App[None]):
         self.indicator.start("Starting the agent…", hint="")
         self.call_after_refresh(self.agents.start)  # behind the first paint: see `AgentController.start`
         if not self.is_headless:
-            self._handle_quit_signals()
+            self.quit_signals.install()
 
-    # ----- quitting -----
-
-    def _handle_quit_signals(self) -> None:
-        """SIGHUP (the terminal window closed, `tmux kill-session`), SIGTERM and SIGINT quit the
-        app as ctrl+q does: the agent and everything it started are stopped (`on_unmount`).
-        Without this, Python dies at once and the agent, in a session of its own, never hears it."""
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGHUP, self._hung_up)
-            loop.add_signal_handler(signal.SIGTERM, self.exit)
-            loop.add_signal_handler(signal.SIGINT, self.exit)
-
-    def _hung_up(self) -> None:
-        """The terminal is gone: what is still drawn goes to /dev/null, and the app quits."""
-        self._terminal_gone = True
-        with contextlib.suppress(OSError):
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
-        self.exit()
+    # ----- quitting (iac_tui.quit_signals) -----
 
     async def on_unmount(self) -> None:
         """The app is quitting, however it was asked to: stop the agent, its process group and
-        the client terminals it created, before the process ends.
-
-        After a hangup the process then ends at once (status 129, 128 + SIGHUP): the terminal
-        is gone, so there is nothing to restore on it, and Textual 8.2's output thread may have
-        died writing to it, after which its driver's `close()` waits forever for that thread."""
+        the client terminals it created, before the process ends (at once after a hangup)."""
         await self.agents.shutdown()
-        if self._terminal_gone:
-            os._exit(128 + signal.SIGHUP)
+        self.quit_signals.end_after_hangup()
 
     # ----- the agent's messages -----
 
