@@ -328,18 +328,8 @@ class IacTui(App[None]):
     def refresh_status(self) -> None:
         """Show the current session's facts in the status bar (none while the app tears down)."""
         status = self.find(StatusBar)
-        if status is None:
-            return
-        state = self.state
-        if self.agents.state == "stopped":
-            status.set_title("agent stopped")
-        else:
-            status.set_title(state.title or ("new session" if state.session_id else "starting the agent…"))
-        model = state.setting("model")
-        mode = state.setting("mode")
-        status.set_model(model.current_name if model else None)
-        status.set_mode(mode.current_name if mode else None)
-        status.set_usage(state.context_used, state.context_size, state.last_usage, state.cost)
+        if status is not None:
+            status.show_session(self.state, agent_stopped=self.agents.state == "stopped")
 
     # ----- session state from the agent (drawn by the conversation, then bubbled here) -----
 

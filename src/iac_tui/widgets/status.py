@@ -16,6 +16,8 @@ from iac_tui.display import format_tokens
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
     from acp.schema import Cost, Usage
 
+    from iac_tui.state import SessionState
+
 
 def format_context(used: int | None, size: int | None) -> str:
     """`ctx 12.3k/200k 6%` (empty until the agent reports usage)."""
@@ -113,3 +115,17 @@ class StatusBar(HorizontalGroup):
             context, last = (self.usage_labels[0] if context else ""), (self.usage_labels[1] if last else "")
         parts = [p for p in (context, last, format_cost(cost)) if p]
         self._set("status-usage", "  ".join(parts))
+
+    def show_session(self, state: SessionState, agent_stopped: bool) -> None:
+        """Show the facts of the current session `state`: its title (or "agent stopped" when
+        `agent_stopped`, "new session" before it has one, "starting the agent…" before a session),
+        model, mode, context use, last turn and cost."""
+        if agent_stopped:
+            self.set_title("agent stopped")
+        else:
+            self.set_title(state.title or ("new session" if state.session_id else "starting the agent…"))
+        model = state.setting("model")
+        mode = state.setting("mode")
+        self.set_model(model.current_name if model else None)
+        self.set_mode(mode.current_name if mode else None)
+        self.set_usage(state.context_used, state.context_size, state.last_usage, state.cost)
