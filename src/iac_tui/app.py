@@ -19,14 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 
 from iac_tui import config
 from iac_tui.agent_control import AgentController, AgentLaunch, sandbox_warning
 from iac_tui.copy_export import EXPORT_COMMAND, block_to_copy, export_conversation, export_request
-from iac_tui import messages
+from iac_tui import key_bindings, messages
 from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
 from iac_tui.history import PromptHistory
@@ -73,22 +72,7 @@ class IacTui(App[None]):
     ENABLE_COMMAND_PALETTE = False
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-medium"), (100, "-normal"), (140, "-wide")]
 
-    BINDINGS = [  # f1 first: the footer cuts from the end when the terminal is narrow
-        Binding("f1", "help", "Help"),
-        Binding("escape", "cancel_turn", "Cancel"),
-        Binding("ctrl+s", "sessions", "Sessions"),
-        Binding("ctrl+n", "new_session", "New"),
-        Binding("f2", "pick('model')", "Model"),
-        Binding("f3", "pick('mode')", "Mode"),
-        Binding("f4", "pick('thought_level')", "Thinking"),
-        Binding("ctrl+t", "toggle_thoughts", "Thoughts"),
-        Binding("ctrl+o", "toggle_outputs", "Outputs"),
-        Binding("ctrl+r", "restart_agent", "Restart agent"),
-        Binding("f5", "copy_block", "Copy", show=False),  # (not in the footer: it is full; f1 and README list them)
-        Binding("f8", "export", "Export", show=False),
-        Binding("ctrl+x", "remove_queued", "Drop queued", priority=True),  # (else the prompt box's cut)
-        Binding("end", "follow", "Follow", priority=True),
-    ]
+    BINDINGS = key_bindings.BINDINGS  # and when each applies: `check_action`
 
     def __init__(
         self,
@@ -161,6 +145,9 @@ class IacTui(App[None]):
             notify=self.notify,
             post=self.post_to_conversation,
             run=self.run_worker,
+        )
+        self.action_checks = key_bindings.ActionChecks(
+            turns=self.turns, agents=self.agents, state=self.state, sessions=self.sessions, conversation=lambda: self.find(Conversation)
         )
 
     def _files_listed(self) -> None:
@@ -430,23 +417,7 @@ class IacTui(App[None]):
     # ----- actions -----
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel_turn":
-            return True if self.turns.busy else False
-        if action == "restart_agent":
-            return True if self.agents.state == "stopped" else False
-        if action == "remove_queued":
-            return bool(self.turns.queued)
-        if action == "pick" and parameters:
-            return self.agents.state == "ready" and self.state.setting(str(parameters[0])) is not None
-        if action == "sessions":
-            return self.agents.state == "ready" and self.sessions.session_capability("list")
-        if action == "new_session":
-            return self.agents.state == "ready"
-        if action == "follow":  # hidden while following, so that `end` stays the prompt box's key
-            # (`find`, not a query: the footer asks on every refresh, and a query walks every block)
-            conversation = self.find(Conversation)
-            return conversation is not None and not conversation.following
-        return True
+        return self.action_checks.check(action, parameters)
 
     # ----- copy and export (iac_tui.copy_export) -----
 
