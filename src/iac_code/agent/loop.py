@@ -10,7 +10,8 @@ One `AgentLoop.run` is one prompt turn. It ends with an ACP stop reason:
 
 Whatever happens, every tool call that was started ends `completed` or `failed`, and the
 conversation keeps no `tool_use` without its `tool_result`. What a turn has so far is one `Turn`,
-handed to each step. Permissions and compaction live in their own modules; this one only calls
+handed to each step; its tool calls are run by `agent/tool_calls.py` (parse, the permission gate,
+run, results). Permissions and compaction live in their own modules; this one only calls
 them. So do sub-agents (`agent/subagent.py`): the loop is given the `SubagentStarter` that makes
 the `agent` tool's runner, and knows nothing else of them.
 """
@@ -19,32 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from iac_code.agent import compaction
 from iac_code.agent.permissions import PermissionCancelled, PermissionGate
-from iac_code.core.conversation import (
-    ContentBlock,
-    Conversation,
-    Message,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-)
-from iac_code.core.events import (
-    EventSink,
-    Location,
-    Notice,
-    TextContent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStarted,
-    ToolCallUpdated,
-    ToolContent,
-    ToolStatus,
-    UsageUpdated,
-)
+from iac_code.agent.tool_calls import ToolCalls
+from iac_code.core.conversation import ContentBlock, Conversation, Message, TextBlock, ToolUseBlock
+from iac_code.core.events import EventSink, Notice, TextDelta, ThinkingDelta, UsageUpdated
 from iac_code.core.provider import (
     MessageDone,
     ModelRequest,
@@ -55,7 +38,7 @@ from iac_code.core.provider import (
     Usage,
     UsageReported,
 )
-from iac_code.tools.base import SubagentRunner, Tool, ToolContext, ToolContextFactory, ToolInput, ToolResult
+from iac_code.tools.base import SubagentRunner, ToolContextFactory
 from iac_code.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -96,34 +79,17 @@ class LoopConfig:
 
 
 @dataclass(slots=True)
-class _ParsedCall:
-    """A parsed tool call with its context, title and locations, before the gate admits it."""
-
-    use: ToolUseBlock
-    tool: Tool
-    params: ToolInput
-    ctx: ToolContext
-    title: str
-    locations: list[Location]
-
-
-@dataclass(slots=True)
 class Turn:
     """What one prompt turn has so far, made by `AgentLoop.run` and handed to each of its steps:
-    the `usage` of its model requests (a sub-agent's added), the tool calls started and not yet
-    ended, the response being streamed (`partial` blocks, `partial_text` since the last block),
-    the tool uses of the last response with the results they have so far, and what cancelled
-    tools had produced."""
+    its tool `calls`, the `usage` of its model requests (a sub-agent's added), and the response
+    being streamed (`partial` blocks, `partial_text` since the last block)."""
 
+    calls: ToolCalls
     usage: Usage = field(default_factory=Usage)
-    open_calls: set[str] = field(default_factory=set)
     partial: list[ContentBlock] = field(default_factory=list)
     partial_text: list[str] = field(default_factory=list)
-    unanswered: list[ToolUseBlock] = field(default_factory=list)
-    answered: dict[str, ToolResultBlock] = field(default_factory=dict)
     streamed: bool = False  # the response in `partial` arrived whole
     in_flight: Usage | None = None  # what the request being streamed has reported it used so far
-    interrupted: dict[str, ToolResult] = field(default_factory=dict)  # what cancelled tools had produced
 
     def flush_text(self) -> None:
         """The text streamed since the last block boundary becomes a block of `partial`."""
@@ -170,7 +136,7 @@ class AgentLoop:
 
     async def run(self, prompt: Message) -> TurnResult:
         """Run one prompt turn for the user message `prompt` (see the module docstring)."""
-        turn = Turn()
+        turn = self._new_turn()
         try:
             self.conversation.append(prompt)
             return await self._until_stop(turn)
@@ -188,6 +154,13 @@ class AgentLoop:
             await self._settle(turn, "Failed: internal error.")
             raise
 
+    def _new_turn(self) -> Turn:
+        """A turn with no calls yet; its `agent` calls' sub-agents add their usage to the turn's."""
+        usage, starter = Usage(), self.subagents
+        subagent = (lambda use, title: starter(self, usage, use, title)) if starter is not None else None
+        calls = ToolCalls(tools=self.tools, gate=self.gate, emit=self.emit, context=self.context, subagent=subagent)
+        return Turn(calls, usage=usage)
+
     async def _until_stop(self, turn: Turn) -> TurnResult:
         """The model requests of the turn, each followed by the tools it asked for, until a stop reason."""
         requests = 0
@@ -203,21 +176,19 @@ class AgentLoop:
                 turn.in_flight = None  # (the error carries it)
                 turn.usage.add(exc.usage)  # what the failed request used still counts
                 self._keep_partial(turn)
-                for call_id in sorted(turn.open_calls):
-                    await self._end_call(turn, call_id, "failed", "Not run: the model request failed.")
+                for call_id in sorted(turn.calls.open):
+                    await turn.calls.end(call_id, "failed", "Not run: the model request failed.")
                 await self.emit(Notice(f"\n\n**Error:** {exc.describe()}\n"))
                 return TurnResult("end_turn", turn.usage, failure=exc)
             message, stop = done.message, done.stop_reason
             if stop == "max_tokens" and message.tool_uses():
-                message = await self._drop_cut_tool_uses(turn, message)
+                message = await turn.calls.drop_cut(message)
             if message.content:
                 self.conversation.append(message)
             uses = message.tool_uses()
             if uses:
-                turn.unanswered = uses
-                results = await self._run_tools(uses, turn)
+                results = await turn.calls.run(uses)
                 self.conversation.append(Message(role="user", content=results))
-                turn.unanswered, turn.answered = [], {}
                 continue
             if stop == "pause_turn":
                 continue
@@ -244,16 +215,7 @@ class AgentLoop:
                 await self.emit(event)
             elif isinstance(event, ToolUseStart):
                 turn.flush_text()
-                tool = self.tools.get(event.name)
-                turn.open_calls.add(event.id)
-                await self.emit(
-                    ToolCallStarted(
-                        event.id,
-                        title=tool.title(None) if tool else event.name,
-                        kind=tool.kind if tool else "other",
-                        status="pending",
-                    )
-                )
+                await turn.calls.started(event)
             elif isinstance(event, UsageReported):
                 turn.in_flight = event.usage
             elif isinstance(event, MessageDone):
@@ -266,110 +228,6 @@ class AgentLoop:
         await self.emit(UsageUpdated(used=used, size=self.provider.context_window(self.config.model)))
         turn.partial, turn.partial_text = [], []  # only now: a cancel in the emit above keeps the text
         return done
-
-    async def _drop_cut_tool_uses(self, turn: Turn, message: Message) -> Message:
-        """A response cut off by `max_tokens` runs none of its tool uses (the last one is incomplete):
-        fail their calls and drop them from the message kept in history."""
-        for use in message.tool_uses():
-            await self._end_call(turn, use.id, "failed", "Not run: the response hit the output token limit (max_tokens).")
-        return Message(role="assistant", content=[b for b in message.content if not isinstance(b, ToolUseBlock)])
-
-    # ----- tools -----
-
-    async def _run_tools(self, uses: list[ToolUseBlock], turn: Turn) -> list[ContentBlock]:
-        """Run the calls in order; consecutive admitted read-only and `agent` calls run concurrently."""
-        batch: list[Coroutine[None, None, None]] = []
-        try:
-            for use in uses:
-                call = await self._parse(use, turn)
-                concurrent = call is not None and (call.tool.category == "read" or call.tool.name == "agent")
-                if not concurrent:
-                    await _together(batch)
-                if call is None:
-                    continue
-                await self.emit(ToolCallUpdated(use.id, title=call.title, kind=call.tool.kind, raw_input=use.input, locations=call.locations))
-                refusal = await self.gate.admit(
-                    call.tool, call.params, call.ctx, tool_call_id=use.id, raw_input=use.input, title=call.title, locations=call.locations
-                )
-                if refusal is not None:
-                    await self._finish(turn, use, ToolResult.error(refusal))
-                elif concurrent:
-                    batch.append(self._execute(call, turn))
-                else:
-                    await self._execute(call, turn)
-            await _together(batch)
-        finally:
-            for never_started in batch:  # a cancel came first
-                never_started.close()
-        return [turn.answered[u.id] for u in uses]
-
-    async def _parse(self, use: ToolUseBlock, turn: Turn) -> _ParsedCall | None:
-        """The call `use` ready for the gate, its context complete; None when it already failed
-        (unknown tool, bad input, or a tool that raised computing its title or locations: a tool
-        bug fails its call, not the turn)."""
-        tool = self.tools.get(use.name)
-        params = tool.parse(use.input) if tool else f"Unknown tool {use.name!r}. Available tools: {', '.join(self.tools.names())}."
-        error = params if isinstance(params, str) else ""
-        if tool is not None and not isinstance(params, str):
-            try:
-                title = tool.title(params)
-                ctx = self._context(use, title, turn)
-                return _ParsedCall(use, tool, params, ctx, title, tool.locations(params, ctx))
-            except Exception as exc:
-                log.exception("tool %s failed describing a call", tool.name)
-                error = f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
-        if tool is not None:
-            await self.emit(ToolCallUpdated(use.id, raw_input=use.input))
-        await self._finish(turn, use, ToolResult.error(error))
-        return None
-
-    def _context(self, use: ToolUseBlock, title: str, turn: Turn) -> ToolContext:
-        """The context of the call `use`: its progress updates its own panel, its other events
-        go out as the loop's, and an `agent` call gets its sub-agent."""
-
-        async def progress(content: list[ToolContent]) -> None:
-            await self.emit(ToolCallUpdated(use.id, content=content))
-
-        runner = self.subagents(self, turn.usage, use, title) if self.subagents is not None else None
-        return self.context(progress=progress, emit=self.emit, run_subagent=runner)
-
-    async def _execute(self, call: _ParsedCall, turn: Turn) -> None:
-        use, ctx = call.use, call.ctx
-        await self.emit(ToolCallUpdated(use.id, status="in_progress"))
-        try:
-            result = await call.tool.run(call.params, ctx)
-        except (asyncio.CancelledError, PermissionCancelled):
-            if ctx.partial is not None:  # e.g. what a cancelled command printed: kept in its final update
-                turn.interrupted[use.id] = ctx.partial.redacted(ctx.secrets)
-            raise
-        except Exception as exc:
-            log.exception("tool %s crashed", use.name)
-            result = ToolResult.error(f"{use.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-        await self._finish(turn, use, result.redacted(ctx.secrets))
-
-    async def _finish(self, turn: Turn, use: ToolUseBlock, result: ToolResult) -> None:
-        turn.answered[use.id] = ToolResultBlock(tool_use_id=use.id, content=result.output, is_error=result.is_error)
-        turn.open_calls.discard(use.id)
-        await self.emit(
-            ToolCallUpdated(
-                use.id,
-                status="failed" if result.is_error else "completed",
-                raw_output=result.client_raw_output(),
-                content=result.client_content(),
-                locations=result.locations,
-            )
-        )
-
-    async def _end_call(self, turn: Turn, call_id: str, status: ToolStatus, text: str) -> None:
-        """End an open call with `text`, or with what it had produced when it was cancelled."""
-        turn.open_calls.discard(call_id)
-        partial = turn.interrupted.get(call_id)
-        content: list[ToolContent]
-        if partial:
-            raw, content = partial.client_raw_output(), partial.client_content()
-        else:
-            raw, content = {"error": text}, [TextContent(text)]
-        await self.emit(ToolCallUpdated(call_id, status=status, raw_output=raw, content=content))
 
     # ----- endings -----
 
@@ -388,17 +246,12 @@ class AgentLoop:
         """
         try:
             self._keep_partial(turn)
-            if turn.unanswered:
-                results = [
-                    turn.answered.get(u.id)
-                    or ToolResultBlock(tool_use_id=u.id, content=_interrupted_text(turn, u.id, reason), is_error=True)
-                    for u in turn.unanswered
-                ]
+            results = turn.calls.dangling_results(reason)
+            if results:
                 self.conversation.append(Message(role="user", content=results))
-                turn.unanswered = []
-            for call_id in sorted(turn.open_calls):
+            for call_id in sorted(turn.calls.open):
                 try:
-                    await self._end_call(turn, call_id, "failed", reason)
+                    await turn.calls.end(call_id, "failed", reason)
                 except asyncio.CancelledError:  # a repeated cancel: end the remaining calls anyway
                     task = asyncio.current_task()
                     if task is not None:
@@ -423,19 +276,3 @@ class AgentLoop:
             self._meter.compacted(outcome, len(self.conversation.messages))
             await self.emit(Notice(outcome.notice()))
 
-
-def _interrupted_text(turn: Turn, call_id: str, reason: str) -> str:
-    """The tool result the model gets for a call cut short: `reason`, after any partial output."""
-    partial = turn.interrupted.get(call_id)
-    return f"{partial.output}\n\n{reason}" if partial is not None else reason
-
-
-async def _together(calls: list[Coroutine[None, None, None]]) -> None:
-    """Run `calls` concurrently and clear the list; the first that raises cancels the others."""
-    pending, calls[:] = list(calls), []
-    try:
-        async with asyncio.TaskGroup() as group:
-            for call in pending:
-                group.create_task(call)
-    except BaseExceptionGroup as failed:
-        raise failed.exceptions[0] from None
