@@ -37,7 +37,6 @@ VALIDATE_FORMATS: tuple[ValidateFormat, ...] = get_args(ValidateFormat)
 SandboxSetting = Literal["auto", "bwrap", "landlock", "off"]
 """Which command sandbox to use (the `sandbox` setting, env `IAC_CODE_SANDBOX`; `auto`: bubblewrap,
 else Landlock)."""
-SANDBOX_SETTINGS: tuple[SandboxSetting, ...] = get_args(SandboxSetting)
 
 OutputFormat = Literal["text", "json", "stream-json"]
 """How headless `iac-code -p --output-format` prints a prompt turn."""
