@@ -68,6 +68,8 @@ class Conversation(VerticalScroll, can_focus=False):
     It receives the agent's messages (`iac_tui.messages`) itself and draws them; they bubble on
     to the app afterwards."""
 
+    BLANK = True  # drawn as its background: see `iac_tui.widgets.auto_height`
+
     @dataclass
     class FollowChanged(Message):
         """Following the bottom started or stopped, or `unread` blocks were added below the view."""

@@ -1,0 +1,73 @@
+"""What a screen update costs while an answer streams: counted, not timed.
+
+A long answer must cost per update what changed on screen, not what it holds: the containers
+around it (conversation, page, message, segments, code blocks) draw no lines of their own, and a
+finished block is not rendered again when text streams below it and the view scrolls.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets.markdown import MarkdownBlock
+
+from iac_tui.widgets.code import CodeBlock
+from iac_tui.widgets.conversation import Conversation
+from iac_tui.widgets.message import AgentMessage
+from iac_tui.widgets.parking import Page
+from iac_tui.widgets.streaming import Segment
+
+
+class Host(App):
+    def compose(self) -> ComposeResult:
+        yield Conversation(Path("."))
+
+
+def counting_render_lines(monkeypatch) -> Counter[Widget]:
+    """Count `Widget.render_line` calls per widget (every line Textual renders goes through it)."""
+    calls: Counter[Widget] = Counter()
+    original = Widget.render_line
+
+    def render_line(self: Widget, y: int) -> Strip:
+        calls[self] += 1
+        return original(self, y)
+
+    monkeypatch.setattr(Widget, "render_line", render_line)
+    return calls
+
+
+async def stream(pilot, conversation: Conversation, text: str, chunk: int = 20) -> None:
+    for i in range(0, len(text), chunk):
+        await conversation.agent_text(text[i : i + chunk])
+        await pilot.pause(0.01)
+    await pilot.pause(0.2)
+
+
+async def test_containers_of_a_streaming_answer_render_no_lines_and_finished_blocks_are_not_rendered_again(monkeypatch):
+    calls = counting_render_lines(monkeypatch)
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        await conversation.add_user("question")
+        head = "".join(f"Paragraph {n} of the answer.\n\n" for n in range(30))
+        head += "```python\n" + "".join(f"x = {n}\n" for n in range(6)) + "```\n\nA finished paragraph.\n\nMore.\n\n"
+        await stream(pilot, conversation, head)
+        message = conversation.query_one(AgentMessage)
+        finished = [block for block in message.query(MarkdownBlock) if block.region.height and "finished" in str(block.source or "")]
+        assert finished, "the finished paragraph is in view"
+        block = finished[0]
+        before = calls[block]
+        assert before > 0  # it was drawn
+        # more text below it (no longer the last block): the view scrolls a line at a time, the
+        # paragraph stays in view
+        await stream(pilot, conversation, "".join(f"More {n}.\n\n" for n in range(4)))
+        assert block.region.height, "still in view"
+        assert block.region.y < 20  # it moved up
+        assert calls[block] == before  # moved on screen, not rendered again
+        containers = [w for w in calls if isinstance(w, (Conversation, Page, AgentMessage, Segment, CodeBlock))]
+        assert containers == []
+        await conversation.close_open()
