@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from iac_code.configdir import cache_dir
 from iac_code.tools.sandbox import detect
 
 BACKENDS = ("bwrap", "landlock")
@@ -28,6 +29,9 @@ AGENT_ENV_SECRET = "FAKE-AGENT-ENV-7e6d5c4b3a"
 API_KEY = "sk-ant-FAKE-sandbox-test-0123456789"
 SECRETS = (SSH_KEY, AWS_FILE_KEY, DOTENV_SECRET, AGENT_ENV_SECRET, API_KEY)
 BIN = str(Path(sys.executable).parent)  # iac-code, rg
+CACHE_HOME = str(cache_dir().parent)
+"""The person's own cache (XDG_CACHE_HOME), beside the fake home: the HCL parser's tables are
+there, as on a machine where the agent has parsed HCL before (tests/test_sandbox_parser_cache.py)."""
 
 
 def require(backend: str) -> None:
@@ -80,6 +84,7 @@ class Place:
         """The agent's environment: this home, `backend`, `mode`, a key and a cloud secret."""
         return {
             "HOME": str(self.home),
+            "XDG_CACHE_HOME": CACHE_HOME,
             "PATH": os.pathsep.join([BIN, os.environ.get("PATH", "")]),
             "IAC_CODE_SANDBOX": backend,
             "IAC_CODE_PERMISSION_MODE": mode,

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from harness import RecordingClient, spawn_agent
-from sandbox_rig import DONE, Place, backend, bash, loopback, output, results  # noqa: F401 - fixtures
+from sandbox_rig import CACHE_HOME, DONE, Place, backend, bash, loopback, output, results  # noqa: F401 - fixtures
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -88,8 +88,8 @@ async def test_a_network_command_asks_to_leave_the_sandbox_and_then_works(tmp_pa
 
 
 def test_the_demo_plays_in_the_sandbox(tmp_path, backend):
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path), "IAC_CODE_SANDBOX": backend,
-           "IAC_CODE_SCRIPT_CHUNK_DELAY_MS": "0"}  # the script's pauses are for people  # fmt: skip
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path), "XDG_CACHE_HOME": CACHE_HOME,
+           "IAC_CODE_SANDBOX": backend, "IAC_CODE_SCRIPT_CHUNK_DELAY_MS": "0"}  # the script's pauses are for people  # fmt: skip
     done = subprocess.run([sys.executable, "-m", "iac_code", "demo", "--headless"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

@@ -157,3 +157,13 @@ def test_credential_variables_are_known_by_their_names(name):
 @pytest.mark.parametrize("name", ["PATH", "HOME", "TF_INPUT", "GIT_ASKPASS", "KUBECONFIG", "TOKENIZERS_PARALLELISM", "AWS_REGION"])
 def test_other_variables_are_not_credentials(name):
     assert not is_credential_name(name)
+
+
+def test_the_agents_cache_dir_is_read_only_also_inside_the_project(machine, tmp_path, monkeypatch):
+    project, home, config = machine
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / ".cache"))  # not there yet: made, so it can be bound
+    policy = command_policy(project, config, tmp_path / "tmp", blank=tmp_path / "blank", home=home, environ={})
+    assert project / ".cache" / "iac-code" in policy.read_only and (project / ".cache" / "iac-code").is_dir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # outside the project: read-only as all else
+    policy = command_policy(project, config, tmp_path / "tmp", blank=tmp_path / "blank", home=home, environ={})
+    assert not [p for p in policy.read_only if "iac-code" in p.parts]

@@ -11,13 +11,19 @@ the file).
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
+from iac_code.configdir import cache_dir
 from iac_code.iac import cache
 
 
@@ -106,16 +112,70 @@ class _PostLexer:
             yield pending
 
 
+def tables_name() -> str:
+    """The file name of the built parser tables: one per python-hcl2, lark and Python version
+    (lark also checks the grammar's digest inside the file, and rebuilds on a mismatch)."""
+    import hcl2
+
+    return f"hcl2-{hcl2.__version__}-lark-{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.tables"
+
+
+def _only_ours(path: Path) -> bool:
+    """Whether `path` belongs to this user and nobody else may write it (a file there is ours)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+
+def _can_write(directory: Path) -> bool:
+    """Whether a file can be created in `directory` (tried: a sandbox's read-only view or a
+    Landlock rule says no only when asked)."""
+    try:
+        fd, name = tempfile.mkstemp(dir=directory)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
+
+
+def tables_file() -> Path | None:
+    """Where lark keeps the built parser tables of `_parser` (building them costs ~3 s of CPU;
+    loading them, ~0.1 s). The file is a pickle, so only one this user alone can have written is
+    used: in the cache dir (`configdir.cache_dir()`, made 0700) when the file is there or can be
+    written; else in the temporary directory when only this user may write it (a sandboxed
+    command's private TMPDIR, where the cache dir is read-only: it reads the agent's tables
+    there, or keeps its own here); never a shared /tmp (None: no cache)."""
+    directory = cache_dir()
+    name = tables_name()
+    if (directory / name).exists():
+        if _only_ours(directory) and _only_ours(directory / name):
+            return directory / name
+    else:
+        try:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            pass
+        if _only_ours(directory) and _can_write(directory):
+            return directory / name
+    private = Path(tempfile.gettempdir())
+    return private / name if _only_ours(private) else None
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
     """The LALR parser of python-hcl2's grammar file (`hcl2/hcl2.lark`, the tree its
-    `parses_to_tree` returns) with our post-lexer; lark caches the built tables (cache=True:
-    a file in the temporary directory keyed by the grammar). Positions are the tokens' (1-based
-    line and column): without `propagate_positions` a parse takes about a sixth less time and
-    its tree a third less memory (measured on terraform-aws-eks)."""
+    `parses_to_tree` returns) with our post-lexer; its built tables are kept in `tables_file()`.
+    Positions are the tokens' (1-based line and column): without `propagate_positions` a parse
+    takes about a sixth less time and its tree a third less memory (measured on terraform-aws-eks)."""
     import hcl2.parser
 
-    return Lark.open("hcl2.lark", rel_to=hcl2.parser.__file__, parser="lalr", postlex=_PostLexer(), cache=True)
+    tables = tables_file()
+    return Lark.open(
+        "hcl2.lark", rel_to=hcl2.parser.__file__, parser="lalr", postlex=_PostLexer(), cache=str(tables) if tables else False
+    )
 
 
 def parse(text: str) -> Body:

@@ -1,7 +1,8 @@
 """What a sandboxed command may reach (PROTOCOL.md, Command sandbox): the policy of one command.
 
 Writable: the session's cwd (unless the project is read-only, as in `plan` mode) and the
-session's private temp dir. Everything else is read-only. Inside the cwd, read-only: every path a
+session's private temp dir. Everything else is read-only. Inside the cwd, read-only: the agent's
+cache dir (`configdir.cache_dir()`: the parser tables it loads) and every path a
 write to which `tools.paths.is_sensitive` calls sensitive (`.git` with a worktree's or
 submodule's `.git` file and the `gitdir:` it names, `.iac-code/`, `.terraform/`, `.mcp.json`,
 shell start-up files, ...). Hidden (not readable): the credential locations of the home directory
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from iac_code.configdir import cache_dir
 from iac_code.tools.paths import is_inside, sensitive_parts
 
 HOME_SECRETS = (
@@ -81,6 +83,8 @@ def command_policy(
     read_only, hidden, complete = project_paths(cwd, config_dir)
     if not project_writable:  # all of it is read-only; its secrets stay hidden
         read_only = []
+    else:
+        read_only += _own_cache_inside(cwd)
     outside = [home / name for name in HOME_SECRETS] + [Path(config_dir), *map(Path, AGENT_SOCKETS)]
     if environ.get("SSH_AUTH_SOCK"):
         outside.append(Path(environ["SSH_AUTH_SOCK"]))
@@ -99,6 +103,20 @@ def command_policy(
         hidden=tuple(dict.fromkeys(hidden)),
         complete=complete,
     )
+
+
+def _own_cache_inside(cwd: Path) -> list[Path]:
+    """The agent's cache dir when it lies inside the project `cwd` (the project is the home
+    directory, or `XDG_CACHE_HOME` points into it): read-only, made first if need be, since the
+    agent unpickles what is in it (elsewhere the cache dir is read-only as all outside the project)."""
+    cache = Path(os.path.realpath(cache_dir()))
+    if not is_inside(cache, cwd) or cache == cwd:
+        return []
+    try:
+        cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return []
+    return [cache]
 
 
 def project_paths(cwd: Path, config_dir: Path) -> tuple[list[Path], list[Path], bool]:
