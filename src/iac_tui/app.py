@@ -14,10 +14,12 @@ and message handlers (which Textual wants on the app) call them.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widget import Widget
@@ -73,6 +75,10 @@ class IacTui(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-medium"), (100, "-normal"), (140, "-wide")]
 
     BINDINGS = key_bindings.BINDINGS  # and when each applies: `check_action`
+
+    typed_at = float("-inf")
+    """When a key was last pressed (monotonic seconds): streamed text waits a moment after it,
+    so the key's echo is drawn first (`iac_tui.widgets.streaming`)."""
 
     def __init__(
         self,
@@ -187,6 +193,12 @@ class IacTui(App[None]):
     def status(self) -> StatusBar:
         """The status bar."""
         return self.query_one(StatusBar)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Note when a key is pressed (`typed_at`), then handle the event as Textual does."""
+        if isinstance(event, events.Key):
+            self.typed_at = time.monotonic()
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         prompt = self.prompt_box

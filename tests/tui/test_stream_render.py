@@ -2,24 +2,31 @@
 
 A long answer must cost per update what changed on screen, not what it holds: the containers
 around it (conversation, page, message, segments, code blocks) draw no lines of their own, and a
-finished block is not rendered again when text streams below it and the view scrolls.
+finished block is not rendered again when text streams below it and the view scrolls. A key typed
+meanwhile is echoed before more of the answer is laid out; the spinner repaints one cell without
+a layout.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Input
 from textual.widgets.markdown import MarkdownBlock
 
 from iac_tui.widgets.code import CodeBlock
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.parking import Page
-from iac_tui.widgets.streaming import Segment
+from iac_tui.widgets import streaming
+from iac_tui.widgets.streaming import Segment, StreamingMarkdown
+from iac_tui.widgets.working import WorkingIndicator
 
 
 class Host(App):
@@ -71,3 +78,63 @@ async def test_containers_of_a_streaming_answer_render_no_lines_and_finished_blo
         containers = [w for w in calls if isinstance(w, (Conversation, Page, AgentMessage, Segment, CodeBlock))]
         assert containers == []
         await conversation.close_open()
+
+
+class TypingHost(App):
+    """A prompt and a streaming answer; `typed_at` as the app keeps it (IacTui.on_event)."""
+
+    typed_at = float("-inf")
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="prompt")
+        yield StreamingMarkdown()
+
+    async def on_event(self, event) -> None:  # noqa: ANN001
+        if isinstance(event, events.Key):
+            self.typed_at = time.monotonic()
+        await super().on_event(event)
+
+
+async def test_text_streamed_just_after_a_key_waits_for_the_echo_and_ends_whole(monkeypatch):
+    monkeypatch.setattr(streaming, "TYPING_GRACE", 60.0)  # "just after": within the grace
+    monkeypatch.setattr(streaming, "MAX_HOLD", 120.0)
+    app = TypingHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = app.query_one(StreamingMarkdown)
+        await answer.write("Before the key.\n\n")
+        await pilot.pause()
+        shown = "".join(d.source for d in answer.documents)
+        assert shown == "Before the key.\n\n"
+        await pilot.press("x")
+        await answer.write("After the key.\n\n")
+        await pilot.pause(0.1)
+        assert app.query_one(Input).value == "x"
+        assert "".join(d.source for d in answer.documents) == shown  # held: the echo goes first
+        await answer.finish()
+        assert "".join(d.source for d in answer.documents) == "Before the key.\n\nAfter the key.\n\n"
+
+
+async def test_the_spinner_repaints_without_laying_out_the_screen(monkeypatch):
+    layouts: Counter[str] = Counter()
+    original = Widget.refresh
+
+    def refresh(self: Widget, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Widget:  # noqa: ANN002
+        if layout:
+            layouts[type(self).__name__] += 1
+        return original(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    monkeypatch.setattr(Widget, "refresh", refresh)
+
+    class Spinning(App):
+        def compose(self) -> ComposeResult:
+            yield WorkingIndicator(animate=True)
+
+    app = Spinning()
+    async with app.run_test(size=(80, 24)) as pilot:
+        indicator = app.query_one(WorkingIndicator)
+        indicator.start("Working…")
+        await pilot.pause(0.2)
+        frames, layouts_before = indicator._frame, layouts["WorkingIndicator"]
+        await pilot.pause(0.5)
+        assert indicator._frame > frames  # it spun
+        assert layouts["WorkingIndicator"] == layouts_before

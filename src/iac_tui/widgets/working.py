@@ -46,8 +46,11 @@ class WorkingIndicator(Static):
 
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(FRAMES)
-        self._render_label()
+        self._render_label(layout=False)
 
-    def _render_label(self) -> None:
+    def _render_label(self, layout: bool = True) -> None:
+        """Show the mark, label and hint; `layout=False` when only the mark changed (one cell:
+        the size stays, so the screen is repainted, not laid out again, 12 times a second)."""
         mark = FRAMES[self._frame] if self.animated else "●"
-        self.update(Content.from_markup("[$accent]$mark[/] $label  [dim]$hint[/dim]", mark=mark, label=self.label, hint=self.hint))
+        content = Content.from_markup("[$accent]$mark[/] $label  [dim]$hint[/dim]", mark=mark, label=self.label, hint=self.hint)
+        self.update(content, layout=layout)
