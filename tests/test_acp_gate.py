@@ -1,5 +1,8 @@
 """The permission gate end to end: saved rules are narrow, sensitive paths always ask, sub-agents
-ask the client, and a prompt right after a cancel runs (issue 10: holes 3, 4, 11; the turn lock)."""
+ask the client, and a prompt right after a cancel runs (issue 10: holes 3, 4, 11; the turn lock).
+
+The gate's checks spawn the real `iac-code acp`; the turn lock's and the sub-agents' concurrency,
+session logic, are served in process (`serve_agent`, through the same wire layer)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import asyncio
 
 import pytest
 from acp.schema import AgentMessageChunk, ToolCallProgress
-from harness import RecordingClient, spawn_agent, wait_for
+from harness import RecordingClient, serve_agent, spawn_agent, wait_for
 
 
 def bash(command: str) -> dict:
@@ -130,7 +133,7 @@ async def test_several_agent_calls_of_one_response_run_concurrently(tmp_path):
         {"match": "task B", "blocks": [{"type": "text", "text": "answer B " * 10}], **slow},
         say("both done", match="answer"),
     ]
-    async with spawn_agent(tmp_path / "proj", script=script, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
+    async with serve_agent(tmp_path / "proj", script=script, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
         sid = await agent.new_session()
         assert (await agent.prompt(sid, "two sub-agents")).stop_reason == "end_turn"
         first, second = agent.tool_calls(sid)
@@ -145,7 +148,7 @@ SLOW = {"blocks": [{"type": "text", "text": " ".join(f"word{i}" for i in range(2
 
 async def test_a_prompt_sent_right_after_cancel_runs_once_the_cancelled_turn_answered(tmp_path):
     script = [SLOW, say("noted the interruption", match="interrupted your previous response"), say("no note")]
-    async with spawn_agent(tmp_path / "proj", script=script) as agent:
+    async with serve_agent(tmp_path / "proj", script=script) as agent:
         sid = await agent.new_session()
         first = asyncio.create_task(agent.prompt(sid, "talk a lot"))
         await wait_for(lambda: len(agent.updates(sid, AgentMessageChunk)) >= 3, timeout=20)
@@ -158,7 +161,7 @@ async def test_a_prompt_sent_right_after_cancel_runs_once_the_cancelled_turn_ans
 
 
 async def test_a_prompt_while_a_turn_runs_uncancelled_is_still_refused(tmp_path):
-    async with spawn_agent(tmp_path / "proj", script=[SLOW, say("after")]) as agent:
+    async with serve_agent(tmp_path / "proj", script=[SLOW, say("after")]) as agent:
         sid = await agent.new_session()
         first = asyncio.create_task(agent.prompt(sid, "talk a lot"))
         await wait_for(lambda: len(agent.updates(sid, AgentMessageChunk)) >= 1, timeout=20)
