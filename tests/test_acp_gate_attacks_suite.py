@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from harness import RecordingClient, spawn_agent
-from sandbox_rig import require
+from sandbox_rig import CACHE_HOME, require
 
 from iac_code.tools.sandbox import detect
 
@@ -49,7 +49,8 @@ class World:
     marker: Path
 
     def env(self, sandbox: str) -> dict[str, str]:
-        return {"HOME": str(self.home), "ANTHROPIC_API_KEY": AGENT_SECRET, "IAC_CODE_SANDBOX": sandbox}
+        # the person's cache beside the fake home: `iac-code validate` reads the parser's tables there
+        return {"HOME": str(self.home), "XDG_CACHE_HOME": CACHE_HOME, "ANTHROPIC_API_KEY": AGENT_SECRET, "IAC_CODE_SANDBOX": sandbox}
 
 
 def _git(project: Path, *args: str) -> None:
