@@ -1,4 +1,11 @@
-"""`iac-code demo` in the terminal app: the scripted task on a copy of the example project, approved by keys."""
+"""`iac-code demo` in the terminal app: the scripted task on a copy of the example project, approved by keys.
+
+One run plays the whole demo with every edit approved, each question checked in view; the two
+rejection runs stop early. The agent is served in the app's process
+(`tui_support.ServedAppConnection`): these tests promise the demo's task and what the app shows
+of it, not the agent's process (`iac-code demo` spawns it as iac-tui does; tests/tui/
+test_agent_process.py and test_signals.py cover that process).
+"""
 
 from __future__ import annotations
 
@@ -12,20 +19,35 @@ from iac_tui.widgets.badge import FollowBadge
 from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.plan import PlanView
-from tui_support import assert_question_in_view, ready, turn_done, wait_until
+from tui_support import ServedAppConnection, assert_question_in_view, pending_question, ready, turn_done, wait_until
 
 
-def demo_app(base: Path, monkeypatch) -> tuple[IacTui, Path]:
+def demo_app(base: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[IacTui, Path]:
+    """The app on a fresh copy of the demo project, its agent served in the app's process with
+    the environment `iac-code demo` gives it."""
     project, env = prepare(base)
     monkeypatch.setenv("PATH", env.pop("PATH"))  # the project's checks run this interpreter's python3
-    app = IacTui(project, env=env, animations=False, log_dir=base / "logs", history_file=None, initial_prompt=DEMO_PROMPT)
+    app = IacTui(
+        project,
+        env=env,
+        animations=False,
+        log_dir=base / "logs",
+        history_file=None,
+        initial_prompt=DEMO_PROMPT,
+        connection_factory=lambda client: ServedAppConnection(client, project, env),
+    )
     return app, project
 
 
+# Every question is checked in view as it arrives at 80x24, the smallest terminal (a resize
+# re-lays out every block: ~1 s of CPU each, so the demo is not replayed at each size). At 120x40:
+# the first two edits as they arrive (the run that rejects a later edit), the validation command
+# after a resize here. The end after a rejection (80x24) is checked by the run that rejects the
+# first edit. `A` first (allow always) asks a subset of these questions and ends as the `a` run does.
 @pytest.mark.timeout(300)  # a hang guard: the whole demo took ~100 s at load 7 (default 120 s)
-async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypatch):
+async def test_demo_plays_in_the_app_with_every_edit_approved_and_every_question_in_view(tmp_path, monkeypatch):
     app, project = demo_app(tmp_path, monkeypatch)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         assert app.prompt_box.text == DEMO_PROMPT
         await pilot.press("enter")
@@ -33,25 +55,31 @@ async def test_demo_plays_in_the_app_with_every_edit_approved(tmp_path, monkeypa
         question = app.query_one(PermissionQuestion)
         approvals = 0
         while True:
-            prompt = await wait_until(
+            found = await wait_until(
                 pilot,
-                lambda: (question.current is not None and not question.current.request.reply.done and question.current.request)
-                or (not app.turns.busy and "done"),
+                lambda: (question.current is not None and "question") or (not app.turns.busy and "done"),
                 timeout=60,
-                what="a permission prompt or the end of the turn",
+                what="a question or the end of the turn",
             )
-            if prompt == "done":
+            if found == "done":
                 break
-            await wait_until(pilot, lambda: app.focused is question, what="the question to take the keys")
+            await pending_question(pilot)
             await pilot.pause(0.2)
-            assert_question_in_view(app, question)  # at 80x24: tests/tui/test_follow.py
+            request = question.current.request
+            assert_question_in_view(app, question)  # as it arrives at 80x24
+            if request.tool_call.kind == "execute":  # the validation command, the last question
+                await pilot.resize_terminal(120, 40)
+                await pilot.pause(0.2)
+                assert_question_in_view(app, question)  # at 120x40, the terminal resized while it waits
             await pilot.press("a")
-            await wait_until(pilot, lambda: prompt.reply.done, what="the answer to be sent")
+            await wait_until(pilot, lambda: request.reply.done, what="the answer to be sent")
             approvals += 1
         await turn_done(pilot)
         assert approvals == 8  # seven edits and the validation command
+        assert app.size == (120, 40)  # the validation command was checked after the resize
         plan = app.query_one(PlanView)
         assert all(e.status == "completed" for e in plan.entries)
+        assert app.conversation.following and not app.query_one(FollowBadge).display
     assert verify(project) == []
 
 
@@ -91,6 +119,8 @@ async def test_rejecting_a_later_edit_stops_the_task_there(tmp_path, monkeypatch
                 what="the question",
             )
             asked.append(request.tool_call.title)
+            await pilot.pause(0.2)
+            assert_question_in_view(app, question)  # as it arrives at 120x40
             await pilot.press(key)
             await wait_until(pilot, lambda: request.reply.done, what="the answer to be sent")
         await turn_done(pilot, timeout=60)

@@ -143,34 +143,40 @@ async def test_escape_cancels_a_pending_permission(ws):
 SENTENCES = ["wait, what is", "Are you sure?", "rather not", "Really? A whole file", "ok, allow it"]
 
 
-@pytest.mark.parametrize("sentence", SENTENCES)
-async def test_typed_sentences_never_answer_the_question(ws, sentence):
+async def test_typed_sentences_never_answer_the_question(ws):
     """Sentences full of a, A, r and R typed while the question is pending: nothing is written,
-    the letters are suspended, the text goes to the draft, and arrows + enter still answer."""
-    app = ws.app(write_turns())
+    the letters are suspended, the text goes to the draft, and arrows + enter still answer.
+    One app takes each sentence in turn, each on a question of its own that starts as the first
+    does (letters on, the draft "draft: ", the question holding the keys)."""
+    app = ws.app(write_turns() * len(SENTENCES))
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
-        app.prompt_box.load_text("draft: ")
-        await send_keeping_draft(pilot, "write notes")
-        question = await pending_question(pilot)
-        assert question.letters
-        await pilot.press(*keys_of(sentence))
-        await pilot.pause(0.2)
-        request = question.current.request
-        assert not request.reply.done
-        assert not (ws.project / "notes.tf").exists()
-        assert not question.letters and question.highlighted is None
-        assert "Letters off (you were typing)" in str(question.query_one(".question-hint").render())
-        assert app.prompt_box.disabled and app.prompt_box.text == "draft: " + sentence
-        await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
-        await pilot.pause(0.2)
-        assert not request.reply.done
-        await pilot.press("down", "down", "down", "enter")  # (nothing) -> allow once -> allow always -> reject once
-        await turn_done(pilot)
-        assert request.reply.future.result() == "reject_once"
-        assert not (ws.project / "notes.tf").exists()
-        assert not app.prompt_box.disabled and app.focused is app.prompt_box
-        assert app.prompt_box.text == "draft: " + sentence
+        for sentence in SENTENCES:
+            try:
+                app.prompt_box.load_text("draft: ")
+                await send_keeping_draft(pilot, "write notes")
+                question = await pending_question(pilot)
+                assert question.letters
+                await pilot.press(*keys_of(sentence))
+                await pilot.pause(0.2)
+                request = question.current.request
+                assert not request.reply.done
+                assert not (ws.project / "notes.tf").exists()
+                assert not question.letters and question.highlighted is None
+                assert "Letters off (you were typing)" in str(question.query_one(".question-hint").render())
+                assert app.prompt_box.disabled and app.prompt_box.text == "draft: " + sentence
+                await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
+                await pilot.pause(0.2)
+                assert not request.reply.done
+                await pilot.press("down", "down", "down", "enter")  # (nothing) -> allow once -> allow always -> reject once
+                await turn_done(pilot)
+                assert request.reply.future.result() == "reject_once"
+                assert not (ws.project / "notes.tf").exists()
+                assert not app.prompt_box.disabled and app.focused is app.prompt_box
+                assert app.prompt_box.text == "draft: " + sentence
+            except AssertionError as failure:
+                failure.add_note(f"typing {sentence!r}")
+                raise
 
 
 async def test_arrows_stop_at_the_ends_of_the_options(ws):
