@@ -4,10 +4,11 @@ The footer does not keep the keys of its earlier renderings alive."""
 from __future__ import annotations
 
 import gc
+import time
 
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.tool_call import ToolCallPanel
-from tui_support import python_agent, ready, send, turn_done, wait_until
+from tui_support import DEADLINE, python_agent, ready, send, turn_done, wait_until
 
 
 def footer_keys(app) -> set[str]:
@@ -65,14 +66,21 @@ async def test_the_footer_lets_go_of_the_keys_it_no_longer_shows(ws):
         await send(pilot, "look")
         await turn_done(pilot)
         panel = app.query_one(ToolCallPanel)
-        for _ in range(20):  # the panel and the prompt box have different keys: each focus rebuilds the footer
+        for _ in range(5):  # the panel and the prompt box have different keys: each focus rebuilds the footer
             panel.focus()
             await pilot.pause(0.02)
             app.prompt_box.focus()
             await pilot.pause(0.02)
-        await pilot.pause(0.1)
-        gc.collect()
-        shown = len(app.query("FooterKey"))
-        alive = sum(1 for o in gc.get_objects() if type(o).__name__ == "FooterKey")
+        # The last rebuilds' old keys are freed once their removal has run, which on a loaded
+        # machine lags the focus changes (24 alive for 8 shown, 0.1 s after the last): count again
+        # until they are (a leak keeps ~11 a rebuild: 10 rebuilds here, ~110).
+        end = time.monotonic() + DEADLINE
+        while True:
+            await pilot.pause(0.1)
+            gc.collect()
+            shown = len(app.query("FooterKey"))
+            alive = sum(1 for o in gc.get_objects() if type(o).__name__ == "FooterKey")
+            if alive <= 2 * shown or time.monotonic() > end:
+                break
         assert shown > 5
         assert alive <= 2 * shown, f"{alive} footer keys alive, {shown} shown"
