@@ -24,9 +24,10 @@ from tui_support import ServedAppConnection, assert_question_in_view, pending_qu
 
 def demo_app(base: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[IacTui, Path]:
     """The app on a fresh copy of the demo project, its agent served in the app's process with
-    the environment `iac-code demo` gives it."""
+    the environment `iac-code demo` gives it, the scripted answers streamed without pauses."""
     project, env = prepare(base)
     monkeypatch.setenv("PATH", env.pop("PATH"))  # the project's checks run this interpreter's python3
+    env["IAC_CODE_SCRIPT_CHUNK_DELAY_MS"] = "0"  # the script's pauses are for people watching the demo
     app = IacTui(
         project,
         env=env,
