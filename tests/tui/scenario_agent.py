@@ -12,7 +12,8 @@ Run as `python scenario_agent.py SCENARIO` (stdio), or in-process by the benchma
 - `stream:N`: N agent text chunks, paced (about one per millisecond), for typing while they stream.
 - `turn`: a short answer and a completed tool call with a few lines of output (long sessions).
 
-Every prompt plays the scenario once more. Used by the large-content tests and by bench/.
+Every prompt plays the scenario once more. Used by the large-content tests (served in the app's
+process: `served_scenario`), the agent-process tests and bench/.
 """
 
 from __future__ import annotations
@@ -150,3 +151,9 @@ def scenario_command(scenario: str) -> Any:
     from iac_tui.launch import AgentCommand
 
     return AgentCommand((sys.executable, str(Path(__file__).resolve()), scenario))
+
+
+def served_scenario(scenario: str) -> Any:
+    """A maker of this agent on `scenario` for `Workspace.app(served=...)`: the agent is served in
+    the app's process (no interpreter to start; for tests whose promise is not its process)."""
+    return lambda: ScenarioAgent(scenario)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
-from iac_tui.launch import AgentCommand
 from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.tool_output import ToolOutput
 from textual.widgets import Static
+from foreign_agent import ForeignAgent
 from tui_support import send, turn_done, wait_until
 
-AGENT = Path(__file__).with_name("foreign_agent.py")
 
 
 def shown_output(app) -> str:
@@ -21,7 +18,7 @@ def shown_output(app) -> str:
 
 async def test_foreign_agent_runs_in_a_live_client_terminal_and_uses_client_files(ws):
     ws.write("notes.txt", "first\nsecond line\nthird\n")
-    app = ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))))
+    app = ws.app(None, served=ForeignAgent)  # in the app's process: the terminal is the client's either way
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.state.session_id == "foreign-1" and app.agents.state == "ready", what="the session")
         await send(pilot, "check it")

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from iac_tui.launch import AgentCommand
 from iac_tui.screens.session_picker import SessionPicker
 from iac_tui.widgets.completion import CompletionList
 from iac_tui.widgets.tool_call import ToolCallPanel
+from foreign_agent import ForeignAgent
 from tui_support import pending_question, send, turn_done, wait_until
 
-AGENT = Path(__file__).with_name("foreign_agent.py")
 IDS = ["ses_dccd3f1a2b01AAAA", "ses_dccd3f1a2b01BBBB", "ses_dccd3f1a2b01CCCC"]
 
 
 def foreign(ws, **kw):
-    """An app driving `foreign_agent.py`."""
-    return ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))), **kw)
+    """An app driving `foreign_agent.py`'s agent, served in the app's process (these tests are
+    about what it sends, not its process: tests/tui/test_signals.py spawns it)."""
+    return ws.app(None, served=ForeignAgent, **kw)
 
 
 async def foreign_ready(pilot) -> None:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
-from iac_tui.launch import AgentCommand
 from iac_tui.widgets.message import AgentMessage
+from foreign_agent import ForeignAgent
 from tui_support import pending_question, ready, send, turn_done, wait_until
 
-AGENT = Path(__file__).with_name("foreign_agent.py")
 
 
 def foreign(ws, **kw):
-    return ws.app(None, agent=AgentCommand((sys.executable, str(AGENT))), **kw)
+    """An app driving `foreign_agent.py`'s agent, served in the app's process."""
+    return ws.app(None, served=ForeignAgent, **kw)
 
 
 async def foreign_ready(pilot) -> None:

@@ -6,7 +6,7 @@ real one. Snapshots live in `<repo>/snapshots/test_large_content/`.
 
 from __future__ import annotations
 
-from scenario_agent import scenario_command
+from scenario_agent import served_scenario
 from textual_diff_view import DiffView
 from tui_support import ready, send, turn_done, wait_until
 
@@ -25,7 +25,7 @@ async def pending_question(pilot):
 
 
 async def test_fifty_diffs_lay_out_lazily_and_open_in_the_reviewer(ws):
-    app = ws.app(agent=scenario_command("diffs:50:21"))
+    app = ws.app(served=served_scenario("diffs:50:21"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "edit everything")
@@ -62,7 +62,7 @@ async def test_fifty_diffs_lay_out_lazily_and_open_in_the_reviewer(ws):
 
 
 async def test_typing_into_the_reviewer_does_not_answer(ws):
-    app = ws.app(agent=scenario_command("diffs:5:21"))
+    app = ws.app(served=served_scenario("diffs:5:21"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "edit everything")
@@ -79,7 +79,7 @@ async def test_typing_into_the_reviewer_does_not_answer(ws):
 
 
 async def test_a_300k_character_line_is_folded(ws):
-    app = ws.app(agent=scenario_command("bigline:300000"))
+    app = ws.app(served=served_scenario("bigline:300000"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "read the blob")
@@ -99,7 +99,7 @@ async def test_a_300k_character_line_is_folded(ws):
 
 
 async def test_long_command_output_shows_its_end_and_exit_status(ws):
-    app = ws.app(agent=scenario_command("output:100000"))
+    app = ws.app(served=served_scenario("output:100000"))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "build it")
@@ -207,7 +207,7 @@ def test_snapshot_fifty_diff_question(snap_compare, ws):
         await pilot.press("escape")
         await pilot.pause(0.3)
 
-    app = ws.app(agent=scenario_command("diffs:50:21"), cwd_label="~/work/infra")
+    app = ws.app(served=served_scenario("diffs:50:21"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(120, 40), run_before=run)
 
 
@@ -218,7 +218,7 @@ def test_snapshot_fifty_diff_reviewer(snap_compare, ws):
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, DiffReview) and pilot.app.screen.index == 2, what="the reviewer")
         await pilot.pause(0.3)
 
-    app = ws.app(agent=scenario_command("diffs:50:21"), cwd_label="~/work/infra")
+    app = ws.app(served=served_scenario("diffs:50:21"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(120, 40), run_before=run)
 
 
@@ -228,7 +228,7 @@ def test_snapshot_folded_long_line(snap_compare, ws):
         await send(pilot, "read the blob")
         await turn_done(pilot)
 
-    app = ws.app(agent=scenario_command("bigline:300000"), cwd_label="~/work/infra")
+    app = ws.app(served=served_scenario("bigline:300000"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
 
 
@@ -241,7 +241,7 @@ def test_snapshot_output_tail_with_exit_status(snap_compare, ws):
         await pilot.press("enter")
         await pilot.pause(0.3)
 
-    app = ws.app(agent=scenario_command("output:100000"), cwd_label="~/work/infra")
+    app = ws.app(served=served_scenario("output:100000"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
 
 
@@ -256,5 +256,5 @@ def test_snapshot_pager_searching_the_output(snap_compare, ws):
         await pilot.press("slash", *"line 9999", "enter")
         await pilot.pause(0.3)
 
-    app = ws.app(agent=scenario_command("output:100000"), cwd_label="~/work/infra")
+    app = ws.app(served=served_scenario("output:100000"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)

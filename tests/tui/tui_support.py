@@ -40,14 +40,17 @@ class ServedAppConnection:
     calls as `iac_tui.connection.AgentConnection` (`run`, `stop`, `shutdown`, `agent`, `alive`,
     `stderr`, `initialize_response`). The agent's environment is the one the app gives its
     process (`iac_tui.launch.agent_environment(extra=env)`), its working directory `cwd`.
-    `stop(reason)` and `shutdown()` end the agent as a killed or stopped process would end."""
+    `stop(reason)` and `shutdown()` end the agent as a killed or stopped process would end.
+    `agent`, when given, makes the SDK agent to serve instead (a foreign agent of tests/tui, on
+    the SDK's own agent connection, as `acp.run_agent` serves it on stdio)."""
 
-    def __init__(self, client: Any, cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, client: Any, cwd: Path, env: dict[str, str], agent: Callable[[], Any] | None = None) -> None:
         from iac_tui.stderr_log import StderrLog
 
         self.client = client
         self.cwd = cwd
         self.env = env
+        self._make_agent = agent
         self.stderr = StderrLog(None)
         self.agent: Any = None
         self.initialize_response: Any = None
@@ -85,7 +88,13 @@ class ServedAppConnection:
 
         with agent_process_state(self.cwd, agent_environment(extra=self.env), only_changes=True):
             agent_end, client_end = memory_transport_pair()
-            served, agent_conn = served_agent(agent_end)
+            if self._make_agent is None:
+                served, agent_conn = served_agent(agent_end)
+            else:
+                from acp.agent.connection import AgentSideConnection  # as harness.served_agent serves IacAgent
+
+                served = self._make_agent()
+                agent_conn = AgentSideConnection(served, JsonTransport(agent_end), listening=True, use_unstable_protocol=True)
             conn = acp.connect_to_agent(self.client, JsonTransport(client_end))
             self.agent = conn
             try:
@@ -104,7 +113,8 @@ class ServedAppConnection:
                 self.agent = None
                 with contextlib.suppress(Exception):
                     await conn.close()
-                await served.shutdown()
+                if self._make_agent is None:
+                    await served.shutdown()
                 await agent_conn.close()
                 terminals = getattr(self.client, "terminals", None)
                 if terminals is not None:  # the agent is gone: nobody will release its terminals
@@ -145,8 +155,12 @@ class Workspace:
             env["IAC_CODE_SCRIPT"] = str(script)
         return env
 
-    def app(self, turns: list[dict[str, Any]] | None = None, **kw: Any) -> IacTui:
-        """An app on this project whose agent plays `turns`."""
+    def app(self, turns: list[dict[str, Any]] | None = None, *, served: Callable[[], Any] | None = None, **kw: Any) -> IacTui:
+        """An app on this project whose agent plays `turns`; `served` makes a foreign SDK agent
+        to serve in the app's process instead (`ServedAppConnection`; not in a `spawned_agent`
+        module, whose tests give their foreign agent as a command, `agent=`)."""
+        if served is not None and self.spawn:
+            raise ValueError("a spawned_agent test runs its foreign agent as a command: agent=")
         script = self.script(turns) if turns is not None else None
         kw.setdefault("animations", False)
         kw.setdefault("log_dir", self.logs)
@@ -154,7 +168,7 @@ class Workspace:
         env = self.env(script)
         env.update(kw.pop("env", {}))
         if not self.spawn and "agent" not in kw:
-            kw.setdefault("connection_factory", lambda client: ServedAppConnection(client, self.project, env))
+            kw.setdefault("connection_factory", lambda client: ServedAppConnection(client, self.project, env, served))
         return IacTui(self.project, env=env, **kw)
 
     def sessions_dir(self) -> Path:
