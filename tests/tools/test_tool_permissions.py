@@ -111,3 +111,17 @@ def test_writes_outside_cwd_ask_in_every_mode_even_after_allow_always(layout, ct
 def test_writes_inside_cwd_follow_the_mode(layout, ctx, mode, action):
     assert decide(WriteFileTool(), {"path": "new.tf", "content": "x"}, ctx, mode) == action
     assert decide(EditFileTool(), {"path": "main.tf", "old_string": "a", "new_string": "b"}, ctx, mode) == action
+
+
+@pytest.mark.parametrize("mode", ["default", "accept_edits"])
+def test_writes_into_the_cache_dir_ask_even_when_the_project_holds_it(layout, ctx, project, monkeypatch, mode):
+    """iac-code unpickles the HCL parser tables kept in its cache dir: a write there could run
+    code the next time it validates. With the project as the home directory, the cache dir is
+    inside the project, and an edit there must still ask, also after "Always allow" for edits."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / ".cache"))
+    tables = {"path": ".cache/iac-code/hcl2-8-lark-1-py311.tables", "content": "x"}
+    policy = PermissionPolicy(mode)
+    policy.allowed.add("edit")
+    assert decide(WriteFileTool(), tables, ctx, policy=policy) == "ask"
+    assert decide(WriteFileTool(), {"path": ".cache/other/file", "content": "x"}, ctx, mode) == ("ask" if mode == "default" else "allow")
+    assert decide(ReadFileTool(), {"path": ".cache/iac-code/hcl2-8-lark-1-py311.tables"}, ctx) == "allow"

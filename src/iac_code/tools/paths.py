@@ -13,6 +13,8 @@ import stat
 import unicodedata
 from pathlib import Path
 
+from iac_code.configdir import cache_dir
+
 SENSITIVE_DIR_NAMES = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".aliyun", ".oci"})
 """Directories whose files hold keys and tokens (PROTOCOL.md, Permissions: sensitive paths)."""
 SENSITIVE_CONFIG_DIRS = frozenset({"gcloud", "gh", "glab-cli", "hub", "doctl"})
@@ -153,11 +155,13 @@ def is_sensitive(path: Path, config_dir: Path, *, writing: bool = False) -> bool
     `.config/gh`, `sensitive_name`, the config dir), or, with `writing`, whether writing it could
     also run code or redirect credentials (anything under `.git/`, `.iac-code/`, `.terraform/`,
     `.vscode/`, `.idea/`, `.tflint.d/`, `.ssh/`, `.aws/`, `.kube/`, `.aliyun/`, shell start-up
-    files, `.mcp.json`, `.gitmodules`, `.tflint.hcl`, `.checkov.yaml`; PROTOCOL.md,
-    Permissions: "Sensitive paths"). Names are compared in any letter case. `path` must be real
-    (symlinks resolved)."""
+    files, `.mcp.json`, `.gitmodules`, `.tflint.hcl`, `.checkov.yaml`, and the cache dir, whose
+    parser tables iac-code unpickles; PROTOCOL.md, Permissions: "Sensitive paths"). Names are
+    compared in any letter case. `path` must be real (symlinks resolved)."""
     real_config = Path(os.path.realpath(config_dir))
     if is_inside(path, real_config):
+        return True
+    if writing and is_inside(path, Path(os.path.realpath(cache_dir()))):
         return True
     # a case-insensitive disk opens `.GIT/config` as `.git/config`
     return sensitive_parts(tuple(part.casefold() for part in path.parts), writing=writing)
