@@ -199,6 +199,24 @@ async def test_arrows_stop_at_the_ends_of_the_options(ws):
         assert (ws.project / "notes.tf").exists()
 
 
+async def test_the_first_arrow_after_typing_shows_allow_once_not_an_end_of_the_list(ws):
+    """Letters off after typing, nothing is highlighted: the first arrow, up or down, lands on
+    "Allow once" (what a bare enter picks with letters on), never on "Always reject …"."""
+    app = ws.app(write_turns())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "write notes")
+        question = await pending_question(pilot)
+        await pilot.press(*keys_of("wait"))
+        await pilot.pause(0.2)
+        assert not question.letters and question.highlighted is None
+        await pilot.press("up")
+        assert question.options[question.highlighted].kind == "allow_once"
+        await pilot.press("enter")
+        await turn_done(pilot)
+        assert (ws.project / "notes.tf").exists()
+
+
 def keys_of(text: str) -> list[str]:
     """Pilot key names for typing `text`."""
     names = {" ": "space", ",": "comma", "?": "question_mark", "!": "exclamation_mark", ".": "full_stop", ":": "colon"}

@@ -351,7 +351,9 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         self._redraw()
 
     def move(self, delta: int) -> None:
-        """Move the highlight by `delta` (from nothing: the first or the last option).
+        """Move the highlight by `delta`. From nothing (letters off), the first arrow shows the
+        option a bare enter picks with letters on (`default_option`: "Allow once", else "Reject
+        once"), never an end of the list: an `up` from nothing used to land on "Always reject …".
 
         It stops at either end instead of wrapping: one `up` too many on "Allow once" must not
         land on "Always reject …" (nor `down` on the last option come back to "Allow once").
@@ -360,7 +362,8 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
         if not count:
             return
         if self.highlighted is None:
-            self.highlighted = 0 if delta > 0 else count - 1
+            default = default_option(self.options)
+            self.highlighted = default if default is not None else (0 if delta > 0 else count - 1)
         else:
             self.highlighted = max(0, min(count - 1, self.highlighted + delta))
         self._redraw()
