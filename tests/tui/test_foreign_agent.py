@@ -92,7 +92,6 @@ async def test_markdown_tool_content_renders_as_markdown(ws):
         assert fence.lexer == "console"
         assert fence.code.rstrip("\n") == "$ terraform fmt -check\nmain.tf\nvariables.tf"
         assert not output.query_one(".output-text").display
-        app.save_screenshot("/tmp/tc/console.svg")
 
 
 def test_markdown_content_is_told_from_plain_output():
