@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.reactive import var
+from textual.widget import Widget
 from textual.widgets import Static
 from textual_diff_view import DiffView
 
@@ -52,7 +53,42 @@ def warm_up_highlighting() -> None:
 
 
 class _DiffView(DiffView):
-    """textual-diff-view's `DiffView`, guessing each file type's language once per process."""
+    """textual-diff-view's `DiffView`, guessing each file type's language once per process, and
+    composed again only when the styles it draws with change.
+
+    `DiffView.notify_style_update` recomposes the whole diff (every hunk's widgets, the syntax
+    highlighting) on every style pass that reaches it, and a class change on any ancestor is
+    one: its tool call panel changing state (pending, awaiting, running, done) recomposed each
+    diff several times per edit. Textual (8.2.8) then also leaks: a style pass over a diff being
+    recomposed meets the old hunks' scroll containers after their message loops ended, and
+    `ScrollbarColorProperty` creates and starts a scrollbar for one that nothing ever stops; its
+    task is destroyed pending when the container is collected ("Task was destroyed but it is
+    pending", then a `PytestUnraisableExceptionWarning`: "<Token var=active_message_pump> was
+    created in a different Context"). No upstream issue of either library names this (searched
+    2 Dec 2026). Here a style pass only clears the caches every widget clears; once the pass is
+    over, the diff is composed again if its look (the theme, its component classes' styles)
+    differs from the one it was composed with.
+    """
+
+    _look: tuple[object, ...] | None = None
+    """The theme and component styles of the last compose; None before the first."""
+
+    def _current_look(self) -> tuple[object, ...]:
+        return (self.app.theme, *(self.get_visual_style(name, partial=True) for name in sorted(self.COMPONENT_CLASSES)))
+
+    def compose(self) -> ComposeResult:
+        self._look = self._current_look()
+        yield from super().compose()
+
+    def notify_style_update(self) -> None:
+        Widget.notify_style_update(self)  # the style caches; not DiffView's recompose
+        if self._look is not None:
+            self.call_after_refresh(self._restyle)
+
+    def _restyle(self) -> None:
+        """After a style pass (component styles are applied after `notify_style_update`)."""
+        if self.is_attached and self._look != self._current_look():
+            DiffView.notify_style_update(self)
 
     @property
     def highlighted_code_lines(self) -> tuple[list[Any], list[Any]]:

@@ -63,6 +63,8 @@ STATUS_LABELS = {
     "interrupted": ("⊘ interrupted", "-interrupted"),  # ours: the turn or the agent ended before the call did
     "asked_late": ("⊘ asked after its turn ended: cancelled", "-interrupted"),  # ours: see `asked_late()`
 }
+STATUS_CLASSES = ("-pending", "-running", "-completed", "-failed", "-interrupted", "-awaiting")
+"""The panel's class per state (one at a time)."""
 # (lines shown folded, show the last lines) per kind
 PREVIEW = {"read": (0, False), "search": (6, False), "fetch": (6, False), "execute": (12, True)}
 DEFAULT_PREVIEW = (10, False)
@@ -165,12 +167,14 @@ class ToolCallPanel(VerticalGroup, can_focus=True):
     def _refresh_header(self) -> None:
         if not self.is_mounted or not self.query(".tool-icon"):  # not composed yet, or being torn down
             return
-        for cls in ("-pending", "-running", "-completed", "-failed", "-interrupted", "-awaiting"):
-            self.remove_class(cls)
         label, cls = STATUS_LABELS.get(self.status, (self.status, "-pending"))
         if self.awaiting_permission:
             label, cls = "? needs approval", "-awaiting"
-        self.add_class(cls)
+        if not self.has_class(cls):
+            # one style pass over the panel, and only when its state changes: a pass reaches every
+            # diff in the body, and textual-diff-view's DiffView recomposes on each
+            self.remove_class(*STATUS_CLASSES, update=False)
+            self.add_class(cls)
         self.query_one(".tool-icon", Static).update(KIND_ICONS.get(self.kind, KIND_ICONS["other"]))
         title = strip_root(self.title or "tool call", self.root)
         self.query_one(".tool-title", Static).update(Content(title))
