@@ -57,6 +57,7 @@ class ServedAppConnection:
         self._reason: str | None = None
         self._stopped = asyncio.Event()
         self._done = asyncio.Event()
+        self._closing: asyncio.Future[None] | None = None
 
     @property
     def alive(self) -> bool:
@@ -111,15 +112,26 @@ class ServedAppConnection:
                 return AgentExit(self._reason or "The agent exited.", None)
             finally:
                 self.agent = None
-                with contextlib.suppress(Exception):
-                    await conn.close()
-                if self._make_agent is None:
-                    await served.shutdown()
-                await agent_conn.close()
-                terminals = getattr(self.client, "terminals", None)
-                if terminals is not None:  # the agent is gone: nobody will release its terminals
-                    await terminals.close()
-                self._done.set()
+                # in a task of its own: the app cancels its workers (this `run` among them) as it
+                # quits, before its on_unmount awaits `shutdown()`; cancelled here, the agent's
+                # shutdown stopped short and its MCP servers outlived the test's event loop
+                self._closing = asyncio.ensure_future(self._close(conn, served if self._make_agent is None else None, agent_conn))
+                await asyncio.shield(self._closing)
+
+    async def _close(self, conn: Any, served: Any, agent_conn: Any) -> None:
+        """End the served agent as its process would end: the connection closed, `IacAgent.shutdown()`
+        (sessions closed, their MCP servers stopped), the client's terminals released."""
+        try:
+            with contextlib.suppress(Exception):
+                await conn.close()
+            if served is not None:
+                await served.shutdown()
+            await agent_conn.close()
+            terminals = getattr(self.client, "terminals", None)
+            if terminals is not None:  # the agent is gone: nobody will release its terminals
+                await terminals.close()
+        finally:
+            self._done.set()
 
 
 class Workspace:

@@ -200,3 +200,30 @@ async def test_a_sub_agent_whose_model_request_fails_fails_its_tool_call(agent, 
     assert [u.status for u in final] == ["failed"]
     assert "overloaded" in final[0].raw_output["error"] and "try later" in final[0].raw_output["error"]
     assert "".join(u.content.text for u in updates if type(u).__name__ == "AgentMessageChunk") == "told of the failure"
+
+
+@pytest.mark.parametrize("agent", [[QUICK]], indirect=True)
+async def test_a_second_shutdown_waits_for_the_first_and_a_cancelled_caller_does_not_cut_it_short(agent, monkeypatch):
+    """stdin's end and a signal (or a test's teardown) both await `shutdown()`: the second must
+    not return while the first still stops the sessions, nor a cancelled first caller stop them short."""
+    entered, release = asyncio.Event(), asyncio.Event()
+    closed: list[ScriptedProvider] = []
+
+    async def aclose(provider: ScriptedProvider) -> None:  # the last step of a session's close
+        entered.set()
+        await release.wait()
+        closed.append(provider)
+
+    monkeypatch.setattr(ScriptedProvider, "aclose", aclose)
+    sid = await _new(agent)
+    assert (await _prompt(agent, sid, "one")).stop_reason == "end_turn"
+    first = asyncio.create_task(agent.shutdown())
+    await asyncio.wait_for(entered.wait(), 5)
+    second = asyncio.create_task(agent.shutdown())
+    await asyncio.wait([second], timeout=0.1)
+    assert not second.done()  # it cannot end before the session's close does
+    first.cancel()
+    await asyncio.wait([first])
+    release.set()
+    await asyncio.wait_for(second, 5)
+    assert len(closed) == 1 and not agent.sessions

@@ -100,6 +100,7 @@ class IacAgent:
         self._background: set[asyncio.Task[Any]] = set()
         self._loading: dict[str, asyncio.Future[Session | None]] = {}  # session/load under way, by session id: its outcome
         self._client_capabilities: ClientCapabilities | None = None
+        self._shutting_down: asyncio.Future[None] | None = None  # the last `shutdown()`'s work
 
     def on_connect(self, conn: Client) -> None:
         """Keep the connection used to send updates and permission requests."""
@@ -422,7 +423,11 @@ class IacAgent:
         """Extension notifications are ignored, as the SDK does for an agent that has no `ext_notification`."""
 
     async def shutdown(self) -> None:
-        """End everything this connection runs (PROTOCOL.md, Process lifetime); a second call does nothing.
+        """End everything this connection runs (PROTOCOL.md, Process lifetime). A call while a
+        shutdown runs waits for that one (a caller cancelled meanwhile does not cut it short:
+        with the stdin and signal paths both awaiting it, the second returned at once and its
+        caller could close the connection under the first); once it is over, a call does nothing
+        unless sessions were opened since.
 
         Running turns are cancelled (their tools stopped: bash process groups killed, client
         terminals released) and given up to `TURN_STOP_SECONDS` to settle, and every live
@@ -431,6 +436,12 @@ class IacAgent:
         awaits this: stdin closed, SIGTERM/SIGINT/SIGHUP, an HTTP connection deleted or expired,
         the HTTP server stopping.
         """
+        running = self._shutting_down
+        if running is None or (running.done() and self.sessions):
+            running = self._shutting_down = asyncio.ensure_future(self._shut_down())
+        await asyncio.shield(running)
+
+    async def _shut_down(self) -> None:
         sessions = list(self.sessions.values())
         self.sessions.clear()
         started = time.monotonic()
