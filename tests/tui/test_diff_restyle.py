@@ -23,6 +23,9 @@ OLD = 'variable "region" {\n  description = "The region every resource of this m
 NEW = OLD.replace("cn-hangzhou", "cn-shanghai")
 
 
+SHORT = 'name = "a value of thirty chars 1"\n'  # side by side needs 80 columns (DiffView's rule)
+
+
 class Host(App):
     def compose(self) -> ComposeResult:
         yield ToolCallPanel("call-1", Path("/project"))
@@ -58,3 +61,23 @@ async def test_a_panel_changing_state_keeps_its_diff_and_a_theme_change_redraws_
         await pilot.pause()
         after = drawn(view)
         assert after and not set(map(id, after)) & set(map(id, before))  # composed again in the new theme's colours
+
+
+async def test_a_diff_that_fits_side_by_side_is_composed_once_as_it_mounts():
+    """Split up front from the width it will get, then judged again at its first real width
+    only (DiffView judged it at mount, at width 0: unified, then split again: two composes)."""
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        panel = app.query_one(ToolCallPanel)
+        edit = FileEditToolCallContent(type="diff", path="/project/main.tf", old_text=SHORT, new_text=SHORT.replace("1", "2"))
+        await panel.apply(ToolCallStart(session_update="tool_call", tool_call_id="call-1", title="Edit main.tf", kind="edit", status="completed", content=[edit]))
+        view = panel.query_one(EditDiff).query_one(DiffView)
+        first = drawn(view)
+        await pilot.pause()
+        await pilot.pause()
+        assert view.split and view.size.width > 0
+        assert drawn(view) == first  # laid out and judged at its width: still the first compose
+        await pilot.resize_terminal(60, 30)  # too narrow for side by side: judged again
+        await pilot.pause()
+        await pilot.pause()
+        assert not view.split

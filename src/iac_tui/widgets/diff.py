@@ -73,6 +73,19 @@ class _DiffView(DiffView):
     _look: tuple[object, ...] | None = None
     """The theme and component styles of the last compose; None before the first."""
 
+    def __init__(self, *args: Any, auto_split: bool = False, **kwargs: Any) -> None:
+        # DiffView judges `auto_split` at mount too, when its width is still 0: unified, composed
+        # again, then split again at its first resize (two composes, each with its own window for
+        # Textual's leak above); here it judges from its first real width on
+        super().__init__(*args, auto_split=False, **kwargs)
+        self._auto_split_from_first_size = auto_split
+
+    async def on_resize(self, event: events.Resize) -> None:
+        """(Runs before DiffView's own `on_resize`, which then judges this width.)"""
+        if self._auto_split_from_first_size and event.size.width:
+            self._auto_split_from_first_size = False
+            self.auto_split = True
+
     def _current_look(self) -> tuple[object, ...]:
         return (self.app.theme, *(self.get_visual_style(name, partial=True) for name in sorted(self.COMPONENT_CLASSES)))
 
