@@ -35,10 +35,12 @@ def test_inside_no_field_takes_its_docstring_and_outside_it_does():
     assert inside.model_validate({"name": "x"}).model_dump() == outside.model_validate({"name": "x"}).model_dump()
 
 
-def test_the_agent_process_builds_the_sdk_models_without_docstrings():
+def test_the_agent_process_builds_the_sdk_models_without_docstrings_or_collection_and_freezes_them():
     code = (
-        "import iac_code.acp.stdio, acp.schema as s;"
-        "print(repr(s.NewSessionRequest.model_fields['cwd'].description))"
+        "import gc, iac_code.acp.stdio, acp.schema as s;"
+        "print(repr(s.NewSessionRequest.model_fields['cwd'].description), gc.isenabled(), gc.get_freeze_count() > 10_000)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "None", f"the SDK was imported before iac_code.acp's import_sdk(): {out!r}"
+    assert out.split() == ["None", "True", "True"], (
+        f"the SDK was imported before iac_code.acp's import_sdk(), or the collector was left off or froze nothing: {out!r}"
+    )

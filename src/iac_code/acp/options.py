@@ -28,6 +28,11 @@ from iac_code.core.vocabulary import THOUGHT_LEVELS
 from iac_code.providers import available_models, model_display_name
 
 
+NO_SOURCE_READING = ConfigDict(use_attribute_docstrings=False)
+"""For our subclasses of the SDK's models: its config reads each class's source for field docstrings
+(~3 ms a class at start-up, for descriptions only a JSON schema shows; see sdk_import.py)."""
+
+
 class ModelInfo(BaseModel):
     """One model a session can use."""
 
@@ -48,24 +53,28 @@ class SessionModelState(BaseModel):
 class NewSessionResult(NewSessionResponse):
     """`session/new` result with `models`."""
 
+    model_config = NO_SOURCE_READING
     models: SessionModelState | None = None
 
 
 class LoadSessionResult(LoadSessionResponse):
     """`session/load` result with `models`."""
 
+    model_config = NO_SOURCE_READING
     models: SessionModelState | None = None
 
 
 class ForkSessionResult(ForkSessionResponse):
     """`session/fork` result with `models`."""
 
+    model_config = NO_SOURCE_READING
     models: SessionModelState | None = None
 
 
 class ResumeSessionResult(ResumeSessionResponse):
     """`session/resume` result with `models`."""
 
+    model_config = NO_SOURCE_READING
     models: SessionModelState | None = None
 
 

@@ -22,9 +22,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import tree_sitter
-import tree_sitter_bash
+from typing import TYPE_CHECKING
 
 from iac_code.agent.shell_cover import PATHLESS_PROGRAMS, Cover, cover
 from iac_code.agent.shell_paths import (
@@ -41,6 +39,9 @@ from iac_code.agent.shell_paths import (
     tracks_sensitive,
 )
 from iac_code.tools.paths import resolve
+
+if TYPE_CHECKING:  # the parser is imported with the first command it reads (~16 ms of an agent's start)
+    import tree_sitter
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,9 @@ def _source(node: tree_sitter.Node) -> str:
 
 @functools.cache
 def _parser() -> tree_sitter.Parser:
+    import tree_sitter
+    import tree_sitter_bash
+
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
