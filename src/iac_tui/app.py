@@ -30,6 +30,7 @@ from iac_tui.copy_export import EXPORT_COMMAND, block_to_copy, export_conversati
 from iac_tui import key_bindings, messages
 from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
+from iac_tui.gc_pacing import TICK, GcPacer
 from iac_tui.history import PromptHistory
 from iac_tui.launch import AgentCommand, default_agent_command
 from iac_tui.quit_signals import QuitSignals
@@ -109,6 +110,8 @@ class IacTui(App[None]):
         self.history = PromptHistory(history_file, str(self.project))
         self.state = SessionState()
         self._gatherer = messages.Gatherer(self._deliver)
+        self.gc_pacer = GcPacer(lambda: self.typed_at)
+        """Python's full garbage collections, run where they do not stall a key (`iac_tui.gc_pacing`)."""
         launch = AgentLaunch(agent or default_agent_command(), dict(env or {}), log_dir or config.logs_dir(), log_file, connection_factory)
         self.agents = AgentController(
             launch,
@@ -211,6 +214,8 @@ class IacTui(App[None]):
         self.status.set_title("starting the agent…")
         self.indicator.start("Starting the agent…", hint="")
         self.call_after_refresh(self.agents.start)  # behind the first paint: see `AgentController.start`
+        self.call_after_refresh(self.gc_pacer.start)  # full collections paced around keys (iac_tui.gc_pacing)
+        self.set_interval(TICK, self.gc_pacer.tick)
         if not self.is_headless:
             self.quit_signals.install()
 
@@ -219,6 +224,7 @@ class IacTui(App[None]):
     async def on_unmount(self) -> None:
         """The app is quitting, however it was asked to: stop the agent, its process group and
         the client terminals it created, before the process ends (at once after a hangup)."""
+        self.gc_pacer.stop()
         await self.agents.shutdown()
         self.quit_signals.end_after_hangup()
 

@@ -9,10 +9,12 @@ a layout.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.strip import Strip
@@ -27,6 +29,9 @@ from iac_tui.widgets.parking import Page
 from iac_tui.widgets import streaming
 from iac_tui.widgets.streaming import Segment, StreamingMarkdown
 from iac_tui.widgets.working import WorkingIndicator
+
+
+LONG_ANSWER = "\n\n".join(f"Paragraph {i}: " + " ".join(f"w{i}x{k}" for k in range(40)) for i in range(60))
 
 
 class Host(App):
@@ -138,3 +143,39 @@ async def test_the_spinner_repaints_without_laying_out_the_screen(monkeypatch):
         await pilot.pause(0.5)
         assert indicator._frame > frames  # it spun
         assert layouts["WorkingIndicator"] == layouts_before
+
+
+async def test_while_an_answer_streams_and_keys_are_typed_every_full_collection_is_the_apps_own(ws):
+    """Python's automatic full (generation-2) collections, which walk the whole heap, are off
+    while the app runs (`iac_tui.gc_pacing`): every one that runs is the pacer's, its recent
+    collections among them; at exit Python has its thresholds back and nothing stays frozen."""
+    from tui_support import ready, send, turn_done, wait_until
+
+    before = gc.get_threshold()
+    app = ws.app([{"blocks": [{"type": "text", "text": LONG_ANSWER}], "chunk_delay_ms": 1}])
+    full: list[dict] = []
+
+    def seen(phase: str, info: dict) -> None:
+        if phase == "stop" and info["generation"] == 2 and app.gc_pacer.active:
+            full.append(info)
+
+    gc.callbacks.append(seen)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            pacer = app.gc_pacer
+            if not pacer.applies:
+                pytest.skip("the pacer applies before Python 3.14")
+            assert pacer.active and gc.get_threshold()[2] > 10**6
+            await send(pilot, "a long answer")
+            await wait_until(pilot, lambda: app.query(AgentMessage), what="the answer")
+            for _ in range(10):
+                await pilot.press("x")
+                await pilot.pause(0.02)
+            await turn_done(pilot)
+            await wait_until(pilot, lambda: pacer.recent_runs >= 1, what="a recent collection")
+            assert app.prompt_box.text == "x" * 10
+            assert len(full) == pacer.recent_runs + pacer.whole_runs
+    finally:
+        gc.callbacks.remove(seen)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

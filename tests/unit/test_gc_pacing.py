@@ -1,0 +1,195 @@
+"""iac_tui.gc_pacing: which full collection runs when (counted against a stand-in collector and
+clock), and what a frozen reference cycle waits for (the real collector)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from iac_tui import gc_pacing
+from iac_tui.gc_pacing import GcPacer
+
+
+class FakeGc:
+    """The collector's counts as a test sets them; the calls made, in order."""
+
+    def __init__(self) -> None:
+        self.thresholds = (700, 10, 10)
+        self.count2 = 0  # collections of generation 1 since the last full one
+        self.unfrozen = 100  # objects in generation 2 after a collection
+        self.calls: list[str] = []
+
+    def get_threshold(self) -> tuple[int, int, int]:
+        return self.thresholds
+
+    def set_threshold(self, threshold0: int, threshold1: int = 10, threshold2: int = 10, /) -> None:
+        self.thresholds = (threshold0, threshold1, threshold2)
+
+    def get_count(self) -> tuple[int, int, int]:
+        return (0, 0, self.count2)
+
+    def collect(self, generation: int = 2) -> int:
+        self.calls.append(f"collect({generation})")
+        self.count2 = 0
+        return 0
+
+    def freeze(self) -> None:
+        self.calls.append("freeze")
+
+    def unfreeze(self) -> None:
+        self.calls.append("unfreeze")
+
+    def get_objects(self, generation: int | None = None) -> list[object]:
+        assert generation == 2
+        return [None] * self.unfrozen
+
+
+RECENT = ["collect(2)", "freeze"]
+WHOLE = ["unfreeze", "collect(2)", "freeze"]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.key = float("-inf")
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def rig():
+    fake, clock = FakeGc(), Clock()
+    pacer = GcPacer(lambda: clock.key, collector=fake, clock=clock, applies=True)
+    yield pacer, fake, clock
+    pacer.stop()
+
+
+def test_start_freezes_the_start_up_heap_and_turns_automatic_full_collections_off_stop_gives_them_back(rig):
+    pacer, fake, _ = rig
+    pacer.start()
+    assert fake.calls == WHOLE
+    assert fake.thresholds[:2] == (700, 10) and fake.thresholds[2] > 10**6
+    pacer.stop()
+    assert fake.thresholds == (700, 10, 10)
+    assert fake.calls == [*WHOLE, "unfreeze"]
+    pacer.stop()  # idempotent
+    assert fake.calls == [*WHOLE, "unfreeze"]
+
+
+def test_a_recent_collection_runs_once_python_would_consider_a_full_one_and_not_right_after_a_key(rig):
+    pacer, fake, clock = rig
+    pacer.start()
+    fake.calls.clear()
+    fake.count2 = 9
+    pacer.tick()
+    assert fake.calls == []
+    fake.count2 = 10
+    clock.key = clock.now - gc_pacing.KEY_GRACE / 2  # a key was just typed: its echo goes first
+    pacer.tick()
+    assert fake.calls == []
+    clock.now += gc_pacing.KEY_GRACE
+    pacer.tick()
+    assert fake.calls == RECENT
+    assert (pacer.recent_runs, pacer.whole_runs) == (1, 1)
+
+
+def test_keys_without_a_pause_defer_a_recent_collection_only_up_to_a_bound(rig):
+    pacer, fake, clock = rig
+    pacer.start()
+    fake.calls.clear()
+    clock.key = clock.now
+    fake.count2 = gc_pacing.RECENT_FORCED * 10 - 1
+    pacer.tick()
+    assert fake.calls == []
+    fake.count2 += 1
+    pacer.tick()
+    assert fake.calls == RECENT
+
+
+def test_a_whole_collection_waits_for_a_pause_in_typing_unless_the_frozen_objects_grew_too_much(rig):
+    pacer, fake, clock = rig
+    fake.unfrozen = 1000  # the start-up heap: 1,000 objects frozen by the first whole collection
+    pacer.start()
+    fake.calls.clear()
+    fake.unfrozen = 600  # each recent collection freezes 600 more
+    clock.key = clock.now - 1  # keys keep coming (a recent collection may run, a whole one not)
+    for _ in range(3):
+        clock.now += 0.25
+        clock.key = clock.now - gc_pacing.KEY_GRACE
+        fake.count2 = 10
+        pacer.tick()
+    # 1,000 + 600 = x1.6 (>= WHOLE_GROWTH, but typing), x2.2, x2.8 (< WHOLE_FORCED): recent ones only
+    assert fake.calls == RECENT * 3
+    fake.calls.clear()
+    clock.now += 0.25
+    clock.key = clock.now
+    pacer.tick()  # x2.8: still typing, nothing due
+    assert fake.calls == []
+    clock.now += gc_pacing.QUIET
+    pacer.tick()  # a pause: the whole collection runs
+    assert fake.calls == WHOLE
+
+
+def test_a_whole_collection_runs_while_keys_keep_coming_once_the_frozen_objects_tripled(rig):
+    pacer, fake, clock = rig
+    fake.unfrozen = 1000
+    pacer.start()
+    fake.calls.clear()
+    fake.unfrozen = 2000
+    clock.key = clock.now - gc_pacing.KEY_GRACE
+    fake.count2 = 10
+    pacer.tick()  # a recent collection freezes 2,000 more: 3,000 = WHOLE_FORCED x 1,000
+    assert fake.calls == RECENT
+    clock.now += 0.25
+    clock.key = clock.now  # a key right now
+    pacer.tick()
+    assert fake.calls == RECENT + WHOLE
+    assert (pacer.recent_runs, pacer.whole_runs) == (1, 2)
+
+
+def test_nothing_is_taken_over_where_it_does_not_apply_or_while_another_pacer_has_the_collector():
+    fake = FakeGc()
+    later = GcPacer(lambda: 0.0, collector=fake, applies=False)  # a Python with an incremental collector
+    later.start()
+    later.tick()
+    assert fake.calls == [] and not later.active
+    first = GcPacer(lambda: 0.0, collector=fake, applies=True)
+    second = GcPacer(lambda: 0.0, collector=fake, applies=True)
+    first.start()
+    try:
+        second.start()
+        assert first.active and not second.active
+        second.stop()
+        assert first.active and fake.thresholds[2] > 10**6
+    finally:
+        first.stop()
+    assert fake.thresholds == (700, 10, 10)
+
+
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle: only the cyclic collector frees it
+
+
+@pytest.mark.skipif(not GcPacer(lambda: 0.0).applies, reason="the pacer applies before Python 3.14")
+def test_with_the_real_collector_a_recent_collection_frees_new_cycles_a_whole_one_frozen_cycles():
+    pacer = GcPacer(lambda: float("-inf"))
+    old = Node()  # exists at start: frozen
+    old_ref = weakref.ref(old)
+    pacer.start()
+    try:
+        assert gc.get_threshold()[2] > 10**6
+        new = Node()
+        new_ref = weakref.ref(new)
+        del old, new
+        pacer.collect_recent()
+        assert new_ref() is None  # a cycle made since the last freeze: freed by a recent collection
+        assert old_ref() is not None  # a frozen one waits for a whole collection
+        pacer.collect_whole()
+        assert old_ref() is None
+    finally:
+        pacer.stop()
+    assert gc.get_freeze_count() == 0
