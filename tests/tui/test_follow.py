@@ -9,27 +9,29 @@ from __future__ import annotations
 import pytest
 
 from iac_tui.widgets.badge import FollowBadge
-from tui_support import assert_question_in_view, pending_question, ready, send, turn_done, visible_rows, wait_until
+from tui_support import assert_question_in_view, hold_tool_calls, pending_question, ready, send, turn_done, visible_rows, wait_until
 
 
 SLOW_TEXT = "\n\n".join(f"Paragraph {i}: checking the configuration before writing." for i in range(30))
 
 
-async def test_a_question_arriving_while_scrolled_up_is_docked_and_badged(ws):
+async def test_a_question_arriving_while_scrolled_up_is_docked_and_badged(ws, monkeypatch):
     turns = [
-        {"blocks": [{"type": "text", "text": SLOW_TEXT}, {"type": "tool_use", "name": "write_file", "input": {"path": "notes.tf", "content": "# n\n"}}], "chunk_delay_ms": 20},
+        {"blocks": [{"type": "text", "text": SLOW_TEXT}, {"type": "tool_use", "name": "write_file", "input": {"path": "notes.tf", "content": "# n\n"}}]},
         {"blocks": [{"type": "text", "text": "Written."}]},
     ]
+    call = hold_tool_calls(monkeypatch)  # the turn runs on, its tool call held until the person has scrolled up
     app = ws.app(turns)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await send(pilot, "write notes")
         conversation = app.conversation
         await wait_until(pilot, lambda: conversation.max_scroll_y > 5, what="more text than the screen holds")
-        assert conversation.following
+        assert conversation.following and app.turns.busy
         conversation.scroll_home(animate=False)  # the person scrolls up to read
         await pilot.pause(0.1)
         assert not conversation.following
+        call.set()
         question = await pending_question(pilot)
         await pilot.pause(0.2)
         badge = app.query_one(FollowBadge)

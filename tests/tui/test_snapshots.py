@@ -23,7 +23,7 @@ from iac_tui.screens.session_picker import SessionPicker
 from iac_tui.widgets.agent_error import AgentError
 from iac_tui.widgets.permission import PermissionQuestion
 from iac_tui.widgets.plan import PlanView
-from tui_support import python_agent, ready, send, turn_done, wait_until
+from tui_support import hold_tool_calls, python_agent, ready, send, turn_done, wait_until
 
 LABEL = "~/work/infra"
 
@@ -314,13 +314,14 @@ def test_question_with_letters_suspended(snap_compare, ws):
     assert not (ws.project / "outputs.tf").exists()
 
 
-def test_question_while_scrolled_up(snap_compare, ws):
+def test_question_while_scrolled_up(snap_compare, ws, monkeypatch):
     """A question that arrives while the person reads further up: docked, with the badge."""
     long_text = "\n\n".join(f"Step {i}: looking at the bucket's configuration." for i in range(25))
-    turns = [  # slow enough that the person has scrolled up long before the tool call comes
-        {"blocks": [{"type": "text", "text": long_text}, write_turns()[0]["blocks"][1]], "chunk_delay_ms": 40},
+    turns = [
+        {"blocks": [{"type": "text", "text": long_text}, write_turns()[0]["blocks"][1]]},
         write_turns()[1],
     ]
+    call = hold_tool_calls(monkeypatch)  # the tool call comes once the person has scrolled up
 
     async def run(pilot):
         await ready(pilot)
@@ -328,6 +329,8 @@ def test_question_while_scrolled_up(snap_compare, ws):
         conversation = pilot.app.conversation
         await wait_until(pilot, lambda: conversation.max_scroll_y > 5, what="a long answer")
         conversation.scroll_home(animate=False)
+        await pilot.pause(0.1)
+        call.set()
         await wait_for_permission(pilot)
         await pilot.pause(0.3)
 

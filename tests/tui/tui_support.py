@@ -197,6 +197,27 @@ POLL = 0.02
 """Seconds between two checks of a `wait_until` predicate."""
 
 
+def hold_tool_calls(monkeypatch: Any) -> asyncio.Event:
+    """Hold every scripted stream of this process's served agents at its first tool call until the
+    returned event is set: a test puts the person where it wants them (scrolled up, typing) while
+    the turn runs, then lets the call come, instead of pacing the stream and hoping the person got
+    there first (a paced stream was seconds of waiting per test, and a race on a loaded machine)."""
+    from iac_code.core.provider import ToolUseStart
+    from iac_code.providers.scripted import ScriptedProvider
+
+    release = asyncio.Event()
+    stream = ScriptedProvider.stream
+
+    async def held(self: ScriptedProvider, request: Any) -> Any:
+        async for event in stream(self, request):
+            if isinstance(event, ToolUseStart):
+                await release.wait()
+            yield event
+
+    monkeypatch.setattr(ScriptedProvider, "stream", held)
+    return release
+
+
 async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = DEADLINE, what: str = "") -> Any:
     """Poll `predicate` every `POLL` seconds until it is truthy and return its value; fail after
     `timeout` seconds. Between checks the app runs on (its messages, its screen updates); the
