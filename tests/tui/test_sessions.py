@@ -18,6 +18,16 @@ FIRST = [
 
 
 async def make_session(ws, prompt: str, turns=FIRST) -> str:
+    """Run one prompt in a session of this project, made by the agent served in this process
+    (what the app then lists, loads or forks is the agent's store, whoever wrote it); returns
+    the session id. A session whose prompt the app must build is made by `make_session_in_app`."""
+    async with serve_agent(ws.project, script=turns, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
+        session_id = await agent.new_session()
+        await agent.prompt(session_id, prompt)
+    return session_id
+
+
+async def make_session_in_app(ws, prompt: str, turns=FIRST) -> str:
     """Run one prompt in a fresh app; returns the session id."""
     app = ws.app(turns)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -161,7 +171,7 @@ async def test_unknown_mode_flag_is_reported(ws):
 
 async def test_replayed_attachment_shows_as_attachment(ws):
     ws.write("main.tf", 'resource "null_resource" "x" {}\n')
-    session_id = await make_session(ws, "look at @main.tf", [{"blocks": [{"type": "text", "text": "Seen."}]}])
+    session_id = await make_session_in_app(ws, "look at @main.tf", [{"blocks": [{"type": "text", "text": "Seen."}]}])
     app = ws.app([], resume=session_id)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
