@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness import serve_agent
 from tui_support import ready, send, turn_done, wait_until
 
 from iac_tui.widgets.diff import EditDiff
@@ -54,10 +55,20 @@ async def test_a_loaded_session_shows_diffs_and_the_plan_as_live(ws):
         assert picture(app) == live
 
 
+async def stored_session(ws) -> str:
+    """The session `live_session` makes, made by the agent served in this process (no app)."""
+    ws.write("main.tf", MAIN_TF)
+    async with serve_agent(ws.project, script=TURNS, env={"IAC_CODE_CONFIG_DIR": str(ws.config)}) as agent:
+        session_id = await agent.new_session()
+        await agent.conn.set_session_mode(mode_id="accept_edits", session_id=session_id)
+        await agent.prompt(session_id, "rename the bucket")
+    return session_id
+
+
 def test_snapshot_replayed_session(snap_compare, ws):
     import asyncio
 
-    session_id, _ = asyncio.run(live_session(ws))
+    session_id = asyncio.run(stored_session(ws))
 
     async def run(pilot):
         await ready(pilot)
