@@ -133,7 +133,7 @@ def test_a_whole_collection_waits_for_a_pause_in_typing_unless_the_frozen_object
     assert fake.calls == WHOLE
 
 
-def test_a_whole_collection_runs_while_keys_keep_coming_once_the_frozen_objects_tripled(rig):
+def test_while_keys_keep_coming_a_whole_collection_runs_in_a_gap_once_the_frozen_objects_tripled(rig):
     pacer, fake, clock = rig
     fake.unfrozen = 1000
     pacer.start()
@@ -143,11 +143,33 @@ def test_a_whole_collection_runs_while_keys_keep_coming_once_the_frozen_objects_
     fake.count2 = 10
     pacer.tick()  # a recent collection freezes 2,000 more: 3,000 = WHOLE_FORCED x 1,000
     assert fake.calls == RECENT
+    fake.calls.clear()
     clock.now += 0.25
-    clock.key = clock.now  # a key right now
+    clock.key = clock.now  # a key right now: its echo goes first
     pacer.tick()
-    assert fake.calls == RECENT + WHOLE
+    assert fake.calls == []
+    clock.now += gc_pacing.KEY_GRACE  # the gap after it, before the next key
+    pacer.tick()
+    assert fake.calls == WHOLE
     assert (pacer.recent_runs, pacer.whole_runs) == (1, 2)
+
+
+def test_keys_without_a_gap_defer_a_whole_collection_only_up_to_a_bound(rig):
+    pacer, fake, clock = rig
+    fake.unfrozen = 1000
+    pacer.start()
+    fake.calls.clear()
+    fake.unfrozen = 2500  # each recent collection (forced: keys without a gap) freezes 2,500 more
+    for _ in range(2):  # 3,500 frozen: x3.5 (>= WHOLE_FORCED, no gap), then 6,000: x6 = WHOLE_LIMIT
+        clock.now += 0.05
+        clock.key = clock.now
+        fake.count2 = gc_pacing.RECENT_FORCED * 10
+        pacer.tick()
+    assert fake.calls == RECENT * 2
+    clock.now += 0.05
+    clock.key = clock.now
+    pacer.tick()
+    assert fake.calls == RECENT * 2 + WHOLE
 
 
 def test_nothing_is_taken_over_where_it_does_not_apply_or_while_another_pacer_has_the_collector():
