@@ -19,6 +19,7 @@ fails at teardown, naming the command (`check_no_python_process`).
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import subprocess
 import sys
@@ -30,6 +31,12 @@ from typing import Any
 import pytest
 
 TESTS = Path(__file__).resolve().parent
+LANDLOCK_LAUNCHER = Path(importlib.util.find_spec("iac_code").origin).parent / "tools" / "sandbox" / "landlock_exec.py"
+"""The command sandbox's Landlock launcher (`python -I -S landlock_exec.py … -- PROGRAM`), a
+stdlib-only script that confines itself and execs the command at once: where bubblewrap is not
+installed, every sandboxed command in a client terminal starts through it. It is the sandbox's
+exec, not a program of ours doing work, so it does not make a test `e2e` (the fast tier would
+otherwise depend on which sandbox the machine has)."""
 ROOTS = frozenset({"executable", "IacTui"})
 """The names through which a test starts a Python process: `sys.executable`, the app."""
 
@@ -110,6 +117,8 @@ Ref = tuple[Path, str]
 def mentions(ref: Ref) -> frozenset[Ref]:
     """The top-level names `ref`'s definition mentions (an imported name: its definition)."""
     path, name = ref
+    if path == Path(__file__).resolve():
+        return frozenset()  # this module's names start nothing (is_python names sys.executable to recognise it)
     where = module(path)
     if name in where.defs:
         return frozenset((path, n) for n in names(where.defs[name]))
@@ -160,13 +169,16 @@ def is_python(argv: Any) -> bool:
     """Whether `argv` (as given to subprocess.Popen) runs a Python program: an interpreter given
     a script, `-m` or `-c`. The bare interpreter is not counted: the sandbox probes a forked
     child with `[sys.executable]` and a preexec_fn that exits before the exec (once per process,
-    so whichever test comes first would fail)."""
+    so whichever test comes first would fail), nor the sandbox's launcher (`LANDLOCK_LAUNCHER`)."""
     if isinstance(argv, str | bytes | os.PathLike):
         argv = [argv]
     if len(argv) < 2:
         return False
     program = os.fsdecode(argv[0])
-    return program == sys.executable or Path(program).name.startswith("python")
+    if not (program == sys.executable or Path(program).name.startswith("python")):
+        return False
+    script = next((os.fsdecode(arg) for arg in argv[1:] if not os.fsdecode(arg).startswith("-")), "")
+    return Path(script).resolve() != LANDLOCK_LAUNCHER
 
 
 @pytest.fixture(autouse=True)
