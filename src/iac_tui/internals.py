@@ -1,8 +1,10 @@
 """The one module of iac-tui that reads private parts of its libraries (agent-client-protocol 0.12,
-Textual 8.2), as `iac_code/acp/sdk_patch.py` is for the agent.
+Textual 8.2, textual-diff-view 0.1), as `iac_code/acp/sdk_patch.py` is for the agent.
 
-Neither library offers these in public: when the agent's stdout ends (the SDK's receive task), and
-when a `MarkdownStream` has rendered everything written to it. `tests/unit/test_tui_internals.py`
+None of them offers these in public: when the agent's stdout ends (the SDK's receive task), when a
+`MarkdownStream` has rendered everything written to it, whether a `DiffView` has its highlighted
+lines already, and a `DiffView` guessing languages with another function than Textual's (it calls
+`textual.highlight.guess_language` through the module, at call time). `tests/unit/test_tui_internals.py`
 builds the real objects and fails, naming what moved, when a release changes them: re-read this
 module before widening the pins in pyproject.toml.
 """
@@ -10,10 +12,16 @@ module before widening the pins in pyproject.toml.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from textual import highlight
+
 if TYPE_CHECKING:
+    from textual.content import Content
     from textual.widgets.markdown import MarkdownStream
+    from textual_diff_view import DiffView
 
 
 def receive_task(agent: object) -> asyncio.Task[Any] | None:
@@ -29,3 +37,22 @@ def stream_busy(stream: MarkdownStream) -> bool:
     event = stream._new_markup
     task = stream._task
     return task is not None and not task.done() and (bool(stream._pending) or event.is_set() or not getattr(event, "_waiters", True))
+
+
+def kept_highlighted_lines(view: DiffView) -> tuple[list[Content], list[Content]] | None:
+    """The highlighted lines `view` computed and keeps (`DiffView._highlighted_code_lines`), None
+    before it has (or after a style change made it forget them)."""
+    return view._highlighted_code_lines
+
+
+@contextmanager
+def diff_views_guessing_with(guess: Callable[[str, str | None], str]) -> Iterator[None]:
+    """Within: every `DiffView` guesses a file's language with `guess` (DiffView's
+    `highlighted_code_lines` calls `textual.highlight.guess_language` at call time, so swapping the
+    module's function is the only way in). Process-wide: keep no `await` inside."""
+    textual_guess = highlight.guess_language
+    highlight.guess_language = guess  # type: ignore[assignment]  # a module function swapped: the point
+    try:
+        yield
+    finally:
+        highlight.guess_language = textual_guess

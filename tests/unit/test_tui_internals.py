@@ -1,4 +1,4 @@
-"""`iac_tui/internals.py` reads private parts of the ACP SDK and of Textual: this fails loudly,
+"""`iac_tui/internals.py` reads private parts of the ACP SDK, Textual and textual-diff-view: this fails loudly,
 naming what moved, when a release changes them (re-read that module before widening the pins)."""
 
 from __future__ import annotations
@@ -7,10 +7,13 @@ import asyncio
 
 from acp._transport import memory_transport_pair
 from acp.client.connection import ClientSideConnection
+from textual import highlight
+from textual.app import App
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
+from textual_diff_view import DiffView
 
-from iac_tui.internals import receive_task, stream_busy
+from iac_tui.internals import diff_views_guessing_with, kept_highlighted_lines, receive_task, stream_busy
 
 
 class _Client:
@@ -36,3 +39,29 @@ async def test_a_markdown_stream_has_the_fields_stream_busy_reads() -> None:
     assert isinstance(stream._new_markup, asyncio.Event) and isinstance(stream._pending, list)
     assert hasattr(stream._new_markup, "_waiters"), "asyncio.Event._waiters is gone: iac_tui.internals.stream_busy"
     assert not stream_busy(stream)  # no task yet
+
+
+async def test_a_diff_view_keeps_its_highlighted_lines_and_guesses_through_textual_highlight() -> None:
+    guessed: list[tuple[str, str | None]] = []
+
+    def guess(code: str, path: str | None) -> str:
+        guessed.append((code, path))
+        return "python"
+
+    textual_guess = highlight.guess_language
+    view = DiffView("old.py", "new.py", "x = 1\n", "x = 2\n", split=False)
+    assert hasattr(view, "_highlighted_code_lines"), "DiffView._highlighted_code_lines is gone: iac_tui.internals.kept_highlighted_lines"
+    assert kept_highlighted_lines(view) is None
+    async with App().run_test() as pilot:
+        with diff_views_guessing_with(guess):
+            await pilot.app.mount(view)  # composing it highlights both sides
+        assert highlight.guess_language is textual_guess, "iac_tui.internals.diff_views_guessing_with left its guess in place"
+        assert sorted(guessed) == [("x = 1\n", "old.py"), ("x = 2\n", "new.py")], (
+            "DiffView.highlighted_code_lines no longer calls textual.highlight.guess_language at call time: "
+            "iac_tui.internals.diff_views_guessing_with guesses nothing"
+        )
+        kept = kept_highlighted_lines(view)
+        assert kept is not None and kept is view.highlighted_code_lines, (
+            "DiffView no longer keeps its highlighted lines in _highlighted_code_lines: iac_tui.internals.kept_highlighted_lines"
+        )
+        assert [line.plain for line in kept[0]] == ["x = 1"] and [line.plain for line in kept[1]] == ["x = 2"]

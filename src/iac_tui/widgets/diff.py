@@ -21,6 +21,7 @@ from textual.widgets import Static
 from textual_diff_view import DiffView
 
 from iac_tui.file_changes import FileChange, diff_counts
+from iac_tui.internals import diff_views_guessing_with, kept_highlighted_lines
 
 FOLD_LINES = 30
 
@@ -104,14 +105,12 @@ class _DiffView(DiffView):
             DiffView.notify_style_update(self)
 
     @property
-    def highlighted_code_lines(self) -> tuple[list[Any], list[Any]]:
-        if self._highlighted_code_lines is not None:
-            return self._highlighted_code_lines
-        highlight.guess_language = _guess_language  # read by DiffView at call time; no await in between
-        try:
+    def highlighted_code_lines(self) -> tuple[list[Content], list[Content]]:
+        kept = kept_highlighted_lines(self)
+        if kept is not None:
+            return kept
+        with diff_views_guessing_with(_guess_language):  # no await in between
             return super().highlighted_code_lines
-        finally:
-            highlight.guess_language = _textual_guess
 
 
 def fits_split(change: FileChange, width: int) -> bool:
