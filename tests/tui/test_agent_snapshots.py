@@ -33,7 +33,7 @@ def test_starting_the_agent(snap_compare, ws, monkeypatch):
 
     async def run(pilot):
         await wait_until(pilot, lambda: pilot.app.indicator.running, what="the spinner")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app([], agent=AgentCommand(("sh", "-c", "sleep 60")), cwd_label=LABEL, log_file=LOG)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
@@ -44,7 +44,7 @@ def test_junk_on_stdout_then_a_hang(snap_compare, ws, monkeypatch):
 
     async def run(pilot):
         await wait_until(pilot, lambda: pilot.app.query(AgentError), timeout=10, what="the error")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app([], agent=AgentCommand(("sh", "-c", "echo hello not json; sleep 100")), cwd_label=LABEL, log_file=LOG)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)

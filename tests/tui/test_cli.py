@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from iac_tui.cli import build_parser, main
+from tui_support import wait_until
 
 
 def test_parser_reads_every_option(tmp_path):
@@ -59,8 +60,7 @@ async def test_the_agent_starts_once_the_prompt_box_is_drawn_and_before_the_sdk_
     agent = AgentCommand((sys.executable, "-c", "import time; time.sleep(30)"))
     app = IacTui(tmp_path, agent=agent, animations=False, history_file=None, log_dir=tmp_path / "logs")
     async with app.run_test(size=(100, 30)) as pilot:
-        while len(events) < 2:
-            await pilot.pause(0.01)
+        await wait_until(pilot, lambda: len(events) >= 2, what="the agent's start and the SDK's load")
     assert events[:2] == [("agent started", True), "sdk loading"]
 
 
@@ -107,8 +107,7 @@ async def test_the_sdk_starts_loading_once_the_prompt_box_is_drawn(tmp_path, mon
     monkeypatch.setattr(sdk, "load", load)
     app = IacTui(tmp_path, animations=False, history_file=None, log_dir=tmp_path / "logs")
     async with app.run_test(size=(100, 30)) as pilot:
-        while not regions:
-            await pilot.pause(0.01)
+        await wait_until(pilot, lambda: regions, what="the SDK's load")
         await pilot.press(*"hi")
         assert app.prompt_box.text == "hi"
     assert regions[0].height > 0 and regions[0].width > 0

@@ -37,7 +37,7 @@ def test_queued_prompt(snap_compare, ws):
         app.prompt_box.set_draft("then add a DynamoDB lock table to the backend")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.turns.queued, what="the queue")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(turns, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}, **PINNED)
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
@@ -61,7 +61,7 @@ def test_agent_restarted_by_a_prompt(snap_compare, ws):
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.query(AgentMessage).last().source.startswith("Back"), what="the answer")
         await turn_done(pilot)
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(turns, **PINNED)
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)

@@ -82,12 +82,12 @@ async def test_a_code_blocks_body_survives_click_focus_theme_and_resize(ws):
         assert shown() == want
         block = app.query_one(CodeBlock)
         app.theme = "textual-light"
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert shown() == want
         await pilot.resize_terminal(60, 20)
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert shown() == want
         assert block.region.height >= len(want) + 2  # the body and its padding, all laid out (a long line may wrap)
         await pilot.resize_terminal(120, 40)
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert shown() == want and app.query_one(CodeBlock).code == CODE

@@ -65,12 +65,12 @@ async def test_demo_plays_in_the_app_with_every_edit_approved_and_every_question
             if found == "done":
                 break
             await pending_question(pilot)
-            await pilot.pause(0.2)
+            await pilot.pause()
             request = question.current.request
             assert_question_in_view(app, question)  # as it arrives at 80x24
             if request.tool_call.kind == "execute":  # the validation command, the last question
                 await pilot.resize_terminal(120, 40)
-                await pilot.pause(0.2)
+                await pilot.pause()
                 assert_question_in_view(app, question)  # at 120x40, the terminal resized while it waits
             await pilot.press("a")
             await wait_until(pilot, lambda: request.reply.done, what="the answer to be sent")
@@ -92,7 +92,7 @@ async def test_rejecting_an_edit_leaves_that_file_alone(tmp_path, monkeypatch):
         await pilot.press("enter")
         question = app.query_one(PermissionQuestion)
         await wait_until(pilot, lambda: question.current is not None and app.focused is question, timeout=60, what="the question")
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert_question_in_view(app, question)
         await pilot.press("r")  # the first edit: the third vswitch
         await turn_done(pilot, timeout=60)
@@ -120,7 +120,7 @@ async def test_rejecting_a_later_edit_stops_the_task_there(tmp_path, monkeypatch
                 what="the question",
             )
             asked.append(request.tool_call.title)
-            await pilot.pause(0.2)
+            await pilot.pause()
             assert_question_in_view(app, question)  # as it arrives at 120x40
             await pilot.press(key)
             await wait_until(pilot, lambda: request.reply.done, what="the answer to be sent")

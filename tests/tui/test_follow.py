@@ -29,18 +29,18 @@ async def test_a_question_arriving_while_scrolled_up_is_docked_and_badged(ws, mo
         await wait_until(pilot, lambda: conversation.max_scroll_y > 5, what="more text than the screen holds")
         assert conversation.following and app.turns.busy
         conversation.scroll_home(animate=False)  # the person scrolls up to read
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert not conversation.following
         call.set()
         question = await pending_question(pilot)
-        await pilot.pause(0.2)
+        await pilot.pause()
         badge = app.query_one(FollowBadge)
         assert question.display and visible_rows(question) == question.outer_size.height
         assert badge.display and visible_rows(badge) == 1
         assert "↓ 1 new · permission needed" in str(badge.render())  # the tool panel came below
         assert conversation.scroll_y == 0  # no jump: the person reads on
         await pilot.press("end")
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert conversation.following and not badge.display
         assert conversation.scroll_y == conversation.max_scroll_y
         assert_question_in_view(app, question)
@@ -62,18 +62,18 @@ async def test_new_blocks_below_are_counted_while_scrolled_up(ws):
         await turn_done(pilot)
         conversation = app.conversation
         conversation.scroll_home(animate=False)
-        await pilot.pause(0.1)
+        await pilot.pause()
         app.prompt_box.load_text("second")
         app.prompt_box.focus()
         await pilot.press("enter")  # sending a prompt follows again
         await turn_done(pilot)
         assert conversation.following
         conversation.scroll_home(animate=False)
-        await pilot.pause(0.1)
+        await pilot.pause()
         badge = app.query_one(FollowBadge)
         assert badge.display and "newer output below" in str(badge.render())
         await pilot.press("end")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert conversation.following and not badge.display
         assert app.prompt_box.text == ""  # `end` went to the conversation, not the prompt box
 
@@ -92,13 +92,13 @@ async def test_page_keys_in_the_prompt_box_scroll_the_conversation(ws):
         app.prompt_box.focus()
         bottom = conversation.scroll_y
         await pilot.press("pageup")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert conversation.scroll_y < bottom and not conversation.following
         await pilot.press("pageup")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert app.query_one(FollowBadge).display
         while conversation.scroll_y < conversation.max_scroll_y:
             await pilot.press("pagedown")
-            await pilot.pause(0.1)
+            await pilot.pause()
         assert conversation.following and not app.query_one(FollowBadge).display
         assert app.prompt_box.text == "a draft" and app.prompt_box.has_focus

@@ -120,7 +120,7 @@ async def test_folded_markdown_output_reopens_the_fence_above_its_last_lines():
 
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.2)
+        await pilot.pause()
         source = app.query_one(ToolOutput).query_one(".output-markdown", Markdown).source
         assert source.startswith("```console\n") and "line 39" in source and "line 30" not in source
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+from iac_tui.answer_keys import LETTER_GRACE
 from iac_tui.widgets.message import AgentMessage
 from foreign_agent import ForeignAgent
 from tui_support import pending_question, ready, send, turn_done, wait_until
@@ -50,7 +51,7 @@ async def test_the_hint_names_the_offered_keys_and_a_missing_one_is_ignored(ws):
         question = await pending_question(pilot)
         assert "a/A/r, or ↑↓ and enter" in hint(question) and "R" not in hint(question).split("·")[0]
         await pilot.press("R")
-        await pilot.pause(0.7)  # beyond the letter grace: nothing was held
+        await pilot.pause(LETTER_GRACE + 0.2)  # a timed window on purpose: a held letter answers once the grace is over; past it, nothing was
         assert question.current is not None and not question.current.request.reply.done
         assert question.letters and question.options[question.highlighted].kind == "allow_once"
         assert app.prompt_box.text == ""
@@ -88,7 +89,7 @@ async def test_the_reviewer_ignores_a_letter_without_its_option(ws):
         await wait_until(pilot, lambda: isinstance(app.screen, DiffReview), what="the reviewer")
         review = app.screen
         await pilot.press("R")
-        await pilot.pause(0.7)
+        await pilot.pause(LETTER_GRACE + 0.2)  # a timed window on purpose, as above: past the grace, nothing was answered
         assert app.screen is review and review.letters
         await pilot.press("a")
         await turn_done(pilot)

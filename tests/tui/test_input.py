@@ -44,7 +44,7 @@ async def test_slash_opens_the_agents_commands(ws):
         assert [i.value for i in completion.items][0] == "/compact "
         await pilot.press("tab")
         assert app.prompt_box.text == "/compact "
-        await pilot.pause(0.05)
+        await pilot.pause()
         assert not completion.open
 
 
@@ -67,7 +67,7 @@ async def test_at_path_attaches_the_file_as_a_resource(ws):
         assert values[0] == "@modules/network/main.tf "
         app.prompt_box.load_text("")
         await pilot.press("@", "o", "u", "t")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert "@build/output.tf " not in [i.value for i in completion.items]  # .gitignore'd
         app.prompt_box.load_text("")
         await pilot.press(*"check @netm")

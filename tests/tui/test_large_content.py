@@ -10,6 +10,7 @@ from scenario_agent import served_scenario
 from textual_diff_view import DiffView
 from tui_support import ready, send, turn_done, wait_until
 
+from iac_tui.answer_keys import LETTER_GRACE
 from iac_tui.screens.diff_review import DiffReview
 from iac_tui.screens.pager import Pager, find, location, plain_lines
 from iac_tui.file_changes import FileChange, diff_counts, wants_review
@@ -33,16 +34,16 @@ async def test_fifty_diffs_lay_out_lazily_and_open_in_the_reviewer(ws):
         # fifty files: the reviewer opens by itself, one diff laid out at a time
         await wait_until(pilot, lambda: isinstance(app.screen, DiffReview), what="the reviewer")
         review = app.screen
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert len(review.query(DiffView)) == 1
         await pilot.press("j", "j")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert review.index == 2 and review.query_one(DiffView).path_original.endswith("m02/main.tf")
         await pilot.press("k", "s")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert review.index == 1 and review.query_one(DiffView).split
         await pilot.press("escape")  # back to the conversation and the docked question
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert not isinstance(app.screen, DiffReview)
         panel = app.query_one(ToolCallPanel)
         diffs = list(panel.query(EditDiff))
@@ -69,12 +70,13 @@ async def test_typing_into_the_reviewer_does_not_answer(ws):
         await wait_until(pilot, lambda: isinstance(app.screen, DiffReview), what="the reviewer")
         review = app.screen
         await pilot.press(*"wait, what is")
-        await pilot.pause(0.8)
+        # timed windows on purpose: a held letter answers once the grace is over; past it, nothing was
+        await pilot.pause(LETTER_GRACE + 0.3)
         assert isinstance(app.screen, DiffReview) and not review.letters
         question = app.query_one(PermissionQuestion)
         assert question.current is not None and not question.current.request.reply.done
         await pilot.press("a")
-        await pilot.pause(0.8)
+        await pilot.pause(LETTER_GRACE + 0.3)
         assert question.current is not None and not question.current.request.reply.done
 
 
@@ -91,7 +93,7 @@ async def test_a_300k_character_line_is_folded(ws):
         panel = app.query_one(ToolCallPanel)
         panel.focus()
         await pilot.press("enter")  # unfolded: still bounded, the rest is in the pager
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert output.expanded and output.query_one(".output-text").outer_size.height <= 600
         await pilot.press("p")
         await wait_until(pilot, lambda: isinstance(app.screen, Pager), what="the pager")
@@ -110,7 +112,7 @@ async def test_long_command_output_shows_its_end_and_exit_status(ws):
         panel = app.query_one(ToolCallPanel)
         panel.focus()
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await pilot.pause()
         assert output.expanded
         assert "line 100000 of the build log" in shown() and "Exit code: 3" in shown()
         assert "line 1 of the build log\n" not in shown()
@@ -118,28 +120,28 @@ async def test_long_command_output_shows_its_end_and_exit_status(ws):
         await pilot.press("p")
         await wait_until(pilot, lambda: isinstance(app.screen, Pager), what="the pager")
         pager = app.screen
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert pager.view.is_vertical_scroll_end and pager.view.line_count == 100_002  # it opens at the end
         assert "Exit code: 3" in pager.view.lines[-1]
         await pilot.press("slash")
         await pilot.press(*"line 5000 ", "enter")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert pager.get_selected_text().lower() == "line 5000 "  # the match is selected (ctrl+c copies it)
         top = pager.view.scroll_offset.y
         assert top <= 4999 < top + pager.view.size.height  # and in view
         assert "at line 5,000" in str(pager.query_one("#pager-found").render())
         await pilot.press("backspace", "enter")  # the search box still has the keys: "line 5000", also the start of "line 50000"
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert "at line 5,000" in str(pager.query_one("#pager-found").render())
         await pilot.press("escape", "n")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert "at line 50,000" in str(pager.query_one("#pager-found").render())
         assert pager.view.scroll_offset.y <= 49_999 < pager.view.scroll_offset.y + pager.view.size.height
         await pilot.press("N")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert "at line 5,000" in str(pager.query_one("#pager-found").render())
         await pilot.press("escape", "escape")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert not isinstance(app.screen, Pager)
 
 
@@ -182,10 +184,10 @@ async def test_blank_lines_keep_their_place_in_the_pager():
     app = One()
     async with app.run_test(size=(80, 20)) as pilot:
         pager = app.screen
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert pager.view.line_count == 4
         await pilot.press("slash", *"MATCH", "enter")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert pager.get_selected_text() == "match"
         assert "at line 4" in str(pager.query_one("#pager-found").render())
 
@@ -197,7 +199,7 @@ async def _question(pilot):
     await ready(pilot)
     await send(pilot, "edit everything")
     await pending_question(pilot)
-    await pilot.pause(0.3)
+    await pilot.pause()
 
 
 def test_snapshot_fifty_diff_question(snap_compare, ws):
@@ -205,7 +207,7 @@ def test_snapshot_fifty_diff_question(snap_compare, ws):
         await _question(pilot)
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, DiffReview), what="the reviewer")
         await pilot.press("escape")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(served=served_scenario("diffs:50:21"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(120, 40), run_before=run)
@@ -216,7 +218,7 @@ def test_snapshot_fifty_diff_reviewer(snap_compare, ws):
         await _question(pilot)
         await pilot.press("j", "j")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, DiffReview) and pilot.app.screen.index == 2, what="the reviewer")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(served=served_scenario("diffs:50:21"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(120, 40), run_before=run)
@@ -239,7 +241,7 @@ def test_snapshot_output_tail_with_exit_status(snap_compare, ws):
         await turn_done(pilot)
         pilot.app.query_one(ToolCallPanel).focus()
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(served=served_scenario("output:100000"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
@@ -254,7 +256,7 @@ def test_snapshot_pager_searching_the_output(snap_compare, ws):
         await pilot.press("p")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, Pager), what="the pager")
         await pilot.press("slash", *"line 9999", "enter")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(served=served_scenario("output:100000"), cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)

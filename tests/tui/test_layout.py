@@ -20,7 +20,7 @@ async def test_keys_that_cannot_work_leave_the_footer_when_the_agent_stopped(ws)
     app = ws.app([], agent=python_agent("import sys; sys.exit(3)"))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.query(AgentError), what="the error")
-        await pilot.pause(0.1)
+        await pilot.pause()
         keys = footer_keys(app)
         assert {"f1", "ctrl+r"} <= keys
         assert not keys & {"f2", "f3", "f4", "ctrl+s", "ctrl+n", "escape"}
@@ -30,7 +30,7 @@ async def test_ready_agent_offers_its_keys_and_f1_fits_at_80_columns(ws):
     app = ws.app([])
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
-        await pilot.pause(0.1)
+        await pilot.pause()
         keys = footer_keys(app)
         assert {"f1", "ctrl+s", "ctrl+n", "f2", "f3"} <= keys
         f1 = next(k for k in app.query("FooterKey") if k.key == "f1")
@@ -68,15 +68,15 @@ async def test_the_footer_lets_go_of_the_keys_it_no_longer_shows(ws):
         panel = app.query_one(ToolCallPanel)
         for _ in range(5):  # the panel and the prompt box have different keys: each focus rebuilds the footer
             panel.focus()
-            await pilot.pause(0.02)
+            await pilot.pause()
             app.prompt_box.focus()
-            await pilot.pause(0.02)
+            await pilot.pause()
         # The last rebuilds' old keys are freed once their removal has run, which on a loaded
         # machine lags the focus changes (24 alive for 8 shown, 0.1 s after the last): count again
         # until they are (a leak keeps ~11 a rebuild: 10 rebuilds here, ~110).
         end = time.monotonic() + DEADLINE
         while True:
-            await pilot.pause(0.1)
+            await pilot.pause()
             gc.collect()
             shown = len(app.query("FooterKey"))
             alive = sum(1 for o in gc.get_objects() if type(o).__name__ == "FooterKey")

@@ -43,16 +43,16 @@ async def test_a_layout_walks_as_many_widgets_at_48_blocks_as_at_24_and_a_parked
         for i in range(24):
             await turn(conversation, i)
             if i + 1 in (12, 24):
-                await pilot.pause(0.1)
-                await pilot.pause(0.1)
+                await pilot.pause()
+                await pilot.pause()
                 walked[len(conversation.blocks)] = laid_out(conversation)
         assert set(walked) == {24, 48}
         assert walked[48] < walked[24] * 1.3  # (without parking: x2, every block's widgets)
         first = conversation.query(UserMessage).first()
         height = conversation.virtual_size.height
         conversation.scroll_home(animate=False)
-        await pilot.pause(0.1)
-        await pilot.pause(0.1)
+        await pilot.pause()
+        await pilot.pause()
         assert first.region.height > 0 and first.region.y >= 0  # woken: drawn at the top
         answer = conversation.query(AgentMessage).first()
         assert laid_out(answer) > 0 and "point 5 of answer 0" in answer.source

@@ -158,7 +158,7 @@ async def test_typed_sentences_never_answer_the_question(ws):
                 question = await pending_question(pilot)
                 assert question.letters
                 await pilot.press(*keys_of(sentence))
-                await pilot.pause(0.2)
+                await pilot.pause()
                 request = question.current.request
                 assert not request.reply.done
                 assert not (ws.project / "notes.tf").exists()
@@ -166,7 +166,7 @@ async def test_typed_sentences_never_answer_the_question(ws):
                 assert "Letters off (you were typing)" in str(question.query_one(".question-hint").render())
                 assert app.prompt_box.disabled and app.prompt_box.text == "draft: " + sentence
                 await pilot.press("enter")  # enter alone (no arrow since the typing) does not pick the first option
-                await pilot.pause(0.2)
+                await pilot.pause()
                 assert not request.reply.done
                 await pilot.press("down", "down", "down", "enter")  # (nothing) -> allow once -> allow always -> reject once
                 await turn_done(pilot)
@@ -188,7 +188,7 @@ async def test_arrows_stop_at_the_ends_of_the_options(ws):
         await send(pilot, "write notes")
         question = await pending_question(pilot)
         await pilot.press(*keys_of("wait"))
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert not question.letters and question.highlighted is None
         await pilot.press("down", "up", "up")
         assert question.highlighted == 0
@@ -208,7 +208,7 @@ async def test_the_first_arrow_after_typing_shows_allow_once_not_an_end_of_the_l
         await send(pilot, "write notes")
         question = await pending_question(pilot)
         await pilot.press(*keys_of("wait"))
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert not question.letters and question.highlighted is None
         await pilot.press("up")
         assert question.options[question.highlighted].kind == "allow_once"
@@ -261,7 +261,7 @@ async def test_typing_when_the_question_appears_suspends_the_letters(ws, monkeyp
         assert not question.letters and question.highlighted is None
         assert app.prompt_box.disabled and app.prompt_box.text == "wa"
         await pilot.press("a", "A", "r")
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert not question.current.request.reply.done
         assert app.prompt_box.text == "waaAr"
         await pilot.press("down", "enter")  # allow once, deliberately

@@ -40,7 +40,7 @@ async def test_the_last_two_turns_are_never_pruned_however_long():
         for i in range(4):
             await turn(pilot, conversation, i)
         await turn(pilot, conversation, 4, lines=60)  # far more rows than max_rows, in one answer
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert conversation.pruned > 0
         users = [b.text for b in conversation.query(UserMessage)]
         assert users[-1] == "question 4"
@@ -48,7 +48,7 @@ async def test_the_last_two_turns_are_never_pruned_however_long():
         answers = [b.source for b in conversation.query(AgentMessage)]
         assert answers[-1] == answer(4, 60) + " "
         await turn(pilot, conversation, 5, lines=60)
-        await pilot.pause(0.2)
+        await pilot.pause()
         users = [b.text for b in conversation.query(UserMessage)]
         assert users[-2:] == ["question 4", "question 5"]
         assert [b.source for b in conversation.query(AgentMessage)][-2:] == [answer(4, 60) + " ", answer(5, 60) + " "]
@@ -60,7 +60,7 @@ async def test_what_was_pruned_opens_in_the_pager_and_stays_in_the_transcript():
         conversation = app.query_one(Conversation)
         for i in range(8):
             await turn(pilot, conversation, i)
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert conversation.pruned > 0
         assert "question 0" not in [b.text for b in conversation.query(UserMessage)]
         note = conversation.children[0]
@@ -74,7 +74,7 @@ async def test_what_was_pruned_opens_in_the_pager_and_stays_in_the_transcript():
         await pilot.pause()
         note.focus()
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert isinstance(app.screen, Pager)
         assert "line 0 of answer 0" in app.screen.text
         assert "question 0" in app.screen.text
@@ -91,7 +91,7 @@ async def test_old_blocks_are_pruned_past_the_row_limit(monkeypatch):
             await conversation.agent_text(answer(i, 8))
             await conversation.close_open()
             await pilot.pause()
-        await pilot.pause(0.3)
+        await pilot.pause()
         rows = sum(b.outer_size.height for b in conversation.children)
         assert conversation.pruned > 0
         assert rows <= 300 + 40  # bounded (one last block may overshoot)

@@ -46,7 +46,7 @@ async def type_and_enter(pilot, text: str) -> None:
     app = pilot.app
     app.prompt_box.set_draft(text)
     await pilot.press("enter")
-    await pilot.pause(0.05)
+    await pilot.pause()
 
 
 async def test_a_prompt_sent_during_a_turn_is_queued_and_sent_when_it_ends(ws):

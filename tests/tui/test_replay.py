@@ -51,7 +51,7 @@ async def test_a_loaded_session_shows_diffs_and_the_plan_as_live(ws):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await wait_until(pilot, lambda: app.query(PlanView) and app.query(EditDiff), what="the replayed plan and diff")
-        await pilot.pause(0.3)
+        await pilot.pause()
         assert picture(app) == live
 
 
@@ -73,7 +73,7 @@ def test_snapshot_replayed_session(snap_compare, ws):
     async def run(pilot):
         await ready(pilot)
         await wait_until(pilot, lambda: pilot.app.query(EditDiff), what="the replayed diff")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(TURNS, resume=session_id, cwd_label="~/work/infra")
     assert snap_compare(app, terminal_size=(100, 40), run_before=run)

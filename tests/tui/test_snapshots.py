@@ -77,7 +77,7 @@ def steps(*prompts, then=None):
             await turn_done(pilot)
         if then is not None:
             await then(pilot)
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     return run
 
@@ -174,7 +174,7 @@ def test_pending_permission(snap_compare, ws):
         await ready(pilot)
         await send(pilot, "Export the bucket ARN")
         await wait_for_permission(pilot)
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(write_turns(), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 32), run_before=run)
@@ -187,7 +187,7 @@ def test_after_rejection(snap_compare, ws):
         await wait_for_permission(pilot)
         await pilot.press("r")
         await turn_done(pilot)
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(write_turns(), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 28), run_before=run)
@@ -248,10 +248,10 @@ def test_session_picker(snap_compare, ws):
 
     async def run(pilot):
         await ready(pilot)
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: pilot.app.state.title, what="the session's title (session/list)")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionPicker), what="the picker")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app([], resume=ids[1], cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
@@ -268,7 +268,7 @@ def test_agent_crashed(snap_compare, ws):
 
     async def run(pilot):
         await wait_until(pilot, lambda: pilot.app.query(AgentError), what="the error")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app([], agent=python_agent(code), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(100, 24), run_before=run)
@@ -294,7 +294,7 @@ def test_demo_edit_awaiting_permission(snap_compare, tmp_path, monkeypatch):
         await ready(pilot)
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.query_one(PermissionQuestion).current is not None, timeout=60)
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 44), run_before=run)
 
@@ -307,7 +307,7 @@ def test_question_with_letters_suspended(snap_compare, ws):
         await send(pilot, "Export the bucket ARN")
         await wait_for_permission(pilot)
         await pilot.press("w", "a", "i", "t")
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(write_turns(), cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(80, 30), run_before=run)  # all of it fits: no scrollbar to race with
@@ -329,10 +329,10 @@ def test_question_while_scrolled_up(snap_compare, ws, monkeypatch):
         conversation = pilot.app.conversation
         await wait_until(pilot, lambda: conversation.max_scroll_y > 5, what="a long answer")
         conversation.scroll_home(animate=False)
-        await pilot.pause(0.1)
+        await pilot.pause()
         call.set()
         await wait_for_permission(pilot)
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     app = ws.app(turns, cwd_label=LABEL, **PINNED)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
@@ -352,6 +352,6 @@ def test_demo_question_at_80x24(snap_compare, tmp_path, monkeypatch):
         await ready(pilot)
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.query_one(PermissionQuestion).current is not None, timeout=60)
-        await pilot.pause(0.3)
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)

@@ -29,6 +29,7 @@ from iac_tui.widgets.parking import Page
 from iac_tui.widgets import streaming
 from iac_tui.widgets.streaming import Segment, StreamingMarkdown
 from iac_tui.widgets.working import WorkingIndicator
+from tui_support import wait_until
 
 
 LONG_ANSWER = "\n\n".join(f"Paragraph {i}: " + " ".join(f"w{i}x{k}" for k in range(40)) for i in range(60))
@@ -53,10 +54,14 @@ def counting_render_lines(monkeypatch) -> Counter[Widget]:
 
 
 async def stream(pilot, conversation: Conversation, text: str, chunk: int = 20) -> None:
+    """Stream `text` as an agent would, the app running between chunks; returns once all of it
+    is in the answer's documents (the last flush is on a timer) and laid out."""
     for i in range(0, len(text), chunk):
         await conversation.agent_text(text[i : i + chunk])
-        await pilot.pause(0.01)
-    await pilot.pause(0.2)
+        await pilot.pause()
+    answer = conversation.query(StreamingMarkdown).last()
+    await wait_until(pilot, lambda: "".join(d.source for d in answer.documents) == answer.source, what="the last flush")
+    await pilot.pause()
 
 
 async def test_containers_of_a_streaming_answer_render_no_lines_and_finished_blocks_are_not_rendered_again(monkeypatch):
@@ -112,7 +117,7 @@ async def test_text_streamed_just_after_a_key_waits_for_the_echo_and_ends_whole(
         assert shown == "Before the key.\n\n"
         await pilot.press("x")
         await answer.write("After the key.\n\n")
-        await pilot.pause(0.1)
+        await pilot.pause()  # (the grace is a minute: no window to wait out)
         assert app.query_one(Input).value == "x"
         assert "".join(d.source for d in answer.documents) == shown  # held: the echo goes first
         await answer.finish()
@@ -137,11 +142,13 @@ async def test_the_spinner_repaints_without_laying_out_the_screen(monkeypatch):
     app = Spinning()
     async with app.run_test(size=(80, 24)) as pilot:
         indicator = app.query_one(WorkingIndicator)
+        ticks: list[int] = []
+        tick = indicator._tick  # (its frame number wraps round: count the ticks)
+        indicator._tick = lambda: (ticks.append(indicator._frame), tick())
         indicator.start("Working…")
-        await pilot.pause(0.2)
-        frames, layouts_before = indicator._frame, layouts["WorkingIndicator"]
-        await pilot.pause(0.5)
-        assert indicator._frame > frames  # it spun
+        await pilot.pause()  # shown: the one layout of its start
+        frames, layouts_before = len(ticks), layouts["WorkingIndicator"]
+        await wait_until(pilot, lambda: len(ticks) >= frames + 4, what="four frames")  # it spun
         assert layouts["WorkingIndicator"] == layouts_before
 
 
@@ -149,7 +156,7 @@ async def test_while_an_answer_streams_and_keys_are_typed_every_full_collection_
     """Python's automatic full (generation-2) collections, which walk the whole heap, are off
     while the app runs (`iac_tui.gc_pacing`): every one that runs is the pacer's, its recent
     collections among them; at exit Python has its thresholds back and nothing stays frozen."""
-    from tui_support import ready, send, turn_done, wait_until
+    from tui_support import ready, send, turn_done
 
     before = gc.get_threshold()
     app = ws.app([{"blocks": [{"type": "text", "text": LONG_ANSWER}], "chunk_delay_ms": 1}])
@@ -171,7 +178,7 @@ async def test_while_an_answer_streams_and_keys_are_typed_every_full_collection_
             await wait_until(pilot, lambda: app.query(AgentMessage), what="the answer")
             for _ in range(10):
                 await pilot.press("x")
-                await pilot.pause(0.02)
+                await pilot.pause()
             await turn_done(pilot)
             await wait_until(pilot, lambda: pacer.recent_runs >= 1, what="a recent collection")
             assert app.prompt_box.text == "x" * 10

@@ -242,7 +242,7 @@ async def ready(pilot: Any) -> str:
     await wait_until(
         pilot, lambda: app.state.session_id and app.agents.state == "ready" and app.state.config_options, timeout=60.0, what="a session"
     )
-    await pilot.pause(0.1)
+    await pilot.pause()  # what the session's opening queued (its note, the status) handled and drawn
     return app.state.session_id
 
 
@@ -274,10 +274,12 @@ async def pending_question(pilot: Any) -> Any:
 
 
 async def turn_done(pilot: Any, timeout: float = DEADLINE) -> None:
-    """Wait until the running turn has ended and its blocks are rendered."""
+    """Wait until the running turn has ended and its blocks are rendered (`busy` goes off once the
+    conversation has finished the turn's blocks: `TurnController.turn_ended`; the pause lets the
+    screen lay them out and draw them)."""
     app = pilot.app
     await wait_until(pilot, lambda: not app.turns.busy, timeout, what="the turn to end")
-    await pilot.pause(0.2)
+    await pilot.pause()
 
 
 def visible_rows(widget) -> int:
