@@ -79,16 +79,16 @@ async def test_no_controlling_terminal_and_a_new_session(call):
 
 
 async def test_a_timeout_kills_the_whole_process_group(project, call):
-    result = await call(tool, command="sleep 100000 & echo $! > bg.pid; echo waiting; sleep 100000", timeout=2)
+    result = await call(tool, command="sleep 100000 & echo $! > bg.pid; echo waiting; sleep 100000", timeout=1)
     assert result.is_error
-    assert result.output == "waiting\n\nTimed out after 2 s: the command and its process group were killed."
+    assert result.output == "waiting\n\nTimed out after 1 s: the command and its process group were killed."
     assert result.raw_output["timed_out"] is True
     await wait_until_dead(int((project / "bg.pid").read_text()))
 
 
-async def test_sleep_with_a_1_second_timeout(call):
-    result = await call(tool, command="sleep 100000", timeout=1)
-    assert result.is_error and "Timed out after 1 s" in result.output
+async def test_a_timeout_may_be_a_fraction_of_a_second(call):
+    result = await call(tool, command="sleep 100000", timeout=0.2)
+    assert result.is_error and "Timed out after 0.2 s" in result.output
 
 
 @pytest.fixture
@@ -105,7 +105,7 @@ def leftover_server(project):
 
 
 async def test_a_background_process_holding_the_pipe_does_not_block_the_result(call, leftover_server):
-    command = "python3 -m http.server 0 --bind 127.0.0.1 & echo $! > server.pid; sleep 1; echo started"
+    command = "python3 -m http.server 0 --bind 127.0.0.1 & echo $! > server.pid; sleep 0.2; echo started"
     result = await call(tool, command=command)
     assert not result.is_error
     assert "started" in result.output and "Exit code: 0" in result.output
@@ -168,14 +168,15 @@ async def test_cancel_after_the_shell_exited_still_kills_what_it_left_running(pr
             os.kill(pid, signal.SIGKILL)
 
 
-async def test_a_live_tail_is_reported_while_it_runs(ctx):
+async def test_a_live_tail_is_reported_while_it_runs(ctx, monkeypatch):
+    monkeypatch.setattr(bash, "PROGRESS_INTERVAL", 0.1)
     reports: list[list] = []
 
     async def progress(content: list) -> None:
         reports.append(content)
 
     ctx.progress = progress
-    await tool.run(tool.parse({"command": "echo first; sleep 1; echo second; sleep 1; echo third"}), ctx)
+    await tool.run(tool.parse({"command": "echo first; sleep 0.3; echo second; sleep 0.3; echo third"}), ctx)
     assert reports
     assert all(isinstance(c, TextContent) for r in reports for c in r)
     assert any("second" in r[0].text for r in reports)
