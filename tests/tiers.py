@@ -163,6 +163,8 @@ def mark_e2e(items: list[pytest.Item]) -> None:
     for item in items:
         if isinstance(item, pytest.Function) and not item.get_closest_marker("e2e") and starts_python(item):
             item.add_marker(pytest.mark.e2e)
+    for cached in (module, names, mentions):  # the parsed test modules (~100,000 AST nodes): not needed
+        cached.cache_clear()  # once marked, and every full garbage collection of the run walked them
 
 
 def is_python(argv: Any) -> bool:
