@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,22 +27,44 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    mark_e2e(items)
+    gc.disable()  # parsing the test modules made the run's first full collections (0.5 s), for no garbage
+    try:
+        mark_e2e(items)
+    finally:
+        gc.enable()
     # tests/tui first (its tests take seconds each; the slowest 10-18 s), the rest in their order
     # after it: xdist hands tests out in this order, so the run ends on short tests and no worker
     # idles while the other finishes a long one (collected last, they left one worker idle up to ~15 s)
     items.sort(key=lambda item: 0 if item.path.parent.name == "tui" else 1)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After the last test of a module (its fixtures torn down): collect what is not frozen, then
+    freeze the survivors (`gc.freeze()`, as `iac_tui.gc_pacing`'s recent collections do).
+
+    Python's automatic full collections walk every object alive; a fast-tier run keeps ~1.5 million
+    (Textual, cfn-lint's and the providers' schemas, the modules), and its 29 full collections took
+    12.6 s of a 75 s run. Frozen, what the earlier modules left alive is walked no more: each
+    collection walks only what the running module made. A module's garbage is collected (its
+    finalizers run, so an unraisable exception still surfaces) before anything is frozen;
+    `pytest_unconfigure` unfreezes for the one whole collection at the end."""
+    yield
+    if nextitem is None or nextitem.path != item.path:
+        gc.collect()
+        gc.freeze()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Collect once, then freeze what is left before pytest's own end-of-run collections.
+    """One whole collection, then freeze what is left, before pytest's own end-of-run collections.
 
     pytest's unraisable-exception check collects garbage 5 times at the end of a run (to surface
-    finalizers that fail), and the interpreter collects again as it exits: with the ~1.5 million
-    objects a fast-tier run holds by then (Textual, cfn-lint's schemas, the providers' schemas),
-    that was 3.6 s and another ~5 s of exit in one process (the fast tier: 89 s -> 79 s wall).
-    One full collection here still runs the finalizers of every test's garbage (so pytest still
-    reports them); what survives it is reachable, and frozen it is no longer walked again."""
+    finalizers that fail), and the interpreter collects again as it exits: over the ~1.5 million
+    objects a fast-tier run holds by then, that was 3.6 s and another ~5 s of exit in one process.
+    This collection walks everything (what the modules' freezes kept too), so the finalizers of
+    every test's garbage still run and pytest still reports them; what survives it is reachable,
+    and frozen it is not walked again."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()

@@ -167,24 +167,17 @@ async def test_abandoned_connections_leave_nothing_behind(tmp_path):
         gc.collect()
         return sum(isinstance(o, IacAgent) for o in gc.get_objects())
 
-    # What exists before this test is frozen (gc.get_objects() and gc.collect() skip it): each count
-    # walks only what the test made, not the ~1.5 million objects of a whole run (3.9 s -> 0.6 s)
-    gc.collect()
-    gc.freeze()
-    try:
-        app = HttpApp(Settings(model="scripted", config_dir=tmp_path, http_idle_timeout=3600), token=None)
-        baseline = live_agents()
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
-            ids = [(await client.post("/", json=INIT)).headers["acp-connection-id"] for _ in range(100)]
-            assert live_agents() == baseline + 100
-            assert await app.expire_idle() == 0  # not idle for the configured hour yet
-            assert await app.expire_idle(idle_seconds=0) == 100  # as if the hour had passed
-            assert live_agents() == baseline
-            listed = {"jsonrpc": "2.0", "id": 2, "method": "session/list", "params": {}}
-            assert (await client.post("/", json=listed, headers={"Acp-Connection-Id": ids[0]})).status_code == 404
-        await app.close()
-    finally:
-        gc.unfreeze()
+    app = HttpApp(Settings(model="scripted", config_dir=tmp_path, http_idle_timeout=3600), token=None)
+    baseline = live_agents()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
+        ids = [(await client.post("/", json=INIT)).headers["acp-connection-id"] for _ in range(100)]
+        assert live_agents() == baseline + 100
+        assert await app.expire_idle() == 0  # not idle for the configured hour yet
+        assert await app.expire_idle(idle_seconds=0) == 100  # as if the hour had passed
+        assert live_agents() == baseline
+        listed = {"jsonrpc": "2.0", "id": 2, "method": "session/list", "params": {}}
+        assert (await client.post("/", json=listed, headers={"Acp-Connection-Id": ids[0]})).status_code == 404
+    await app.close()
 
 
 def _live_members(pgid: int) -> list[int]:
