@@ -34,24 +34,24 @@ async def turn(pilot, conversation: Conversation, i: int, lines: int = 3) -> Non
 
 
 async def test_the_last_two_turns_are_never_pruned_however_long():
-    app = Host(max_rows=60)
+    app = Host(max_rows=24)
     async with app.run_test(size=(80, 24)) as pilot:
         conversation = app.query_one(Conversation)
         for i in range(4):
             await turn(pilot, conversation, i)
-        await turn(pilot, conversation, 4, lines=60)  # far more rows than max_rows, in one answer
+        await turn(pilot, conversation, 4, lines=24)  # twice the rows of max_rows, in one answer
         await pilot.pause()
         assert conversation.pruned > 0
         users = [b.text for b in conversation.query(UserMessage)]
         assert users[-1] == "question 4"
         assert "question 3" in users  # the turn before the last one stays too
         answers = [b.source for b in conversation.query(AgentMessage)]
-        assert answers[-1] == answer(4, 60) + " "
-        await turn(pilot, conversation, 5, lines=60)
+        assert answers[-1] == answer(4, 24) + " "
+        await turn(pilot, conversation, 5, lines=24)
         await pilot.pause()
         users = [b.text for b in conversation.query(UserMessage)]
         assert users[-2:] == ["question 4", "question 5"]
-        assert [b.source for b in conversation.query(AgentMessage)][-2:] == [answer(4, 60) + " ", answer(5, 60) + " "]
+        assert [b.source for b in conversation.query(AgentMessage)][-2:] == [answer(4, 24) + " ", answer(5, 24) + " "]
 
 
 async def test_what_was_pruned_opens_in_the_pager_and_stays_in_the_transcript():
@@ -81,12 +81,12 @@ async def test_what_was_pruned_opens_in_the_pager_and_stays_in_the_transcript():
 
 
 async def test_old_blocks_are_pruned_past_the_row_limit(monkeypatch):
-    """`$IAC_TUI_MAX_ROWS` sets the limit; twenty turns (~440 rows) stay within it, the newest kept."""
-    monkeypatch.setenv("IAC_TUI_MAX_ROWS", "300")
+    """`$IAC_TUI_MAX_ROWS` sets the limit; fourteen turns (~310 rows) stay within it (at least 200: the floor), the newest kept."""
+    monkeypatch.setenv("IAC_TUI_MAX_ROWS", "200")
     app = Host(max_rows=None)
     async with app.run_test(size=(100, 30)) as pilot:
         conversation = app.query_one(Conversation)
-        for i in range(20):  # each answer in one chunk (streaming is the other tests' subject)
+        for i in range(14):  # each answer in one chunk (streaming is the other tests' subject)
             await conversation.add_user(f"question {i}")
             await conversation.agent_text(answer(i, 8))
             await conversation.close_open()
@@ -94,9 +94,9 @@ async def test_old_blocks_are_pruned_past_the_row_limit(monkeypatch):
         await pilot.pause()
         rows = sum(b.outer_size.height for b in conversation.children)
         assert conversation.pruned > 0
-        assert rows <= 300 + 40  # bounded (one last block may overshoot)
+        assert rows <= 200 + 40  # bounded (one last block may overshoot)
         texts = [b.source for b in conversation.query(AgentMessage)]
-        assert any(t.startswith("Answer 19.") for t in texts)  # the newest stays
+        assert any(t.startswith("Answer 13.") for t in texts)  # the newest stays
         assert not any(t.startswith("Answer 0.") for t in texts)  # the oldest went
         note = conversation.children[0]
         assert isinstance(note, PrunedNote) and "were pruned" in note.text
