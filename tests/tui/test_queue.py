@@ -104,7 +104,8 @@ async def test_esc_cancels_the_turn_first_and_the_queued_prompt_comes_back_to_th
 
 
 async def test_keys_typed_while_a_question_waits_edit_the_draft(ws):
-    """Backspace pressed while the question owns the keys (or in the moment it closes) edits the draft."""
+    """Backspace (and ctrl+w, ctrl+u) pressed while the question owns the keys (or in the moment it
+    closes) edits the draft."""
     turns = [
         {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "a.tf", "content": "# a\n"}}]},
         {"blocks": [{"type": "text", "text": "Written."}]},
@@ -116,6 +117,10 @@ async def test_keys_typed_while_a_question_waits_edit_the_draft(ws):
         app.prompt_box.set_draft("draft: xyz")
         question = await pending_question(pilot)
         await pilot.press("backspace", "backspace", "w")
+        assert app.prompt_box.text == "draft: xw"
+        await pilot.press(*" more words", "ctrl+w")  # the editing keys TextArea binds, too
+        assert app.prompt_box.text == "draft: xw more "
+        await pilot.press("ctrl+u", *"draft: xw")
         assert app.prompt_box.text == "draft: xw"
         await pilot.press("escape", *["backspace"] * 4)  # the question closes as these arrive
         await turn_done(pilot)

@@ -20,7 +20,8 @@ not typed, and the question stays as it was. Text typed by accident must never a
   option), and the question says so;
 - an answer letter is held for `LETTER_GRACE` seconds (enter confirms it at once): a next key
   in that time makes it the first letter of a word (`Are you…`, `rather…`), and nothing is answered.
-Keys typed meanwhile are not lost: printable keys and backspace are posted as `Typed` for the
+Keys typed meanwhile are not lost: printable keys and the draft's editing keys (backspace,
+ctrl+w, ctrl+u: `widgets/prompt.DRAFT_EDITS`) are posted as `Typed` for the
 prompt box, which applies them to the end of the draft; so are those that arrive in the moment
 after the last request was settled, before the prompt box has the keyboard back.
 """
@@ -47,6 +48,7 @@ from iac_tui.answer_keys import ANSWER_LETTERS, KIND_KEYS, LETTER_GRACE
 from iac_tui.display import project_relative, strip_root
 from iac_tui.file_changes import FileChange, diff_counts, wants_review
 from iac_tui.messages import PermissionRequested
+from iac_tui.widgets.prompt import DRAFT_EDITS
 
 if TYPE_CHECKING:  # the SDK loads after the first paint (iac_tui.sdk)
     from acp.schema import PermissionOption, ToolCallUpdate
@@ -136,7 +138,7 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
     @dataclass
     class Typed(Message):
         """Keys typed while the question owned the keyboard, for the prompt box's draft: each a
-        character or `backspace` / `delete`."""
+        character or one of `DRAFT_EDITS` (`backspace`, `delete`, `ctrl+w`, `ctrl+u`)."""
 
         keys: list[str]
 
@@ -288,10 +290,10 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
 
     @staticmethod
     def _edit(event: events.Key) -> str | None:
-        """What a key does to a draft: its character, `backspace`, `delete`, or None."""
+        """What a key does to a draft: its character, one of `DRAFT_EDITS`, or None."""
         if event.is_printable and event.character:
             return event.character
-        return event.key if event.key in ("backspace", "delete") else None
+        return event.key if event.key in DRAFT_EDITS else None
 
     async def _on_key(self, event: events.Key) -> None:
         if self.current is None:  # settled a moment ago: the prompt box takes the keys back next

@@ -22,6 +22,15 @@ from iac_tui.history import PromptHistory
 from iac_tui.mentions import escape_path
 from iac_tui.widgets.completion import CompletionItem, CompletionList
 
+DRAFT_EDITS: dict[str, str | None] = {
+    "backspace": "delete_left",
+    "delete": None,  # (at the end of the draft nothing lies right of the cursor)
+    "ctrl+w": "delete_word_left",
+    "ctrl+u": "delete_to_start_of_line",
+}
+"""The editing keys a widget that holds the keyboard passes on to the draft (`PromptBox.type_at_end`),
+by key: TextArea's action for it, as TextArea binds it."""
+
 MAX_ITEMS = 8
 
 
@@ -153,13 +162,13 @@ class PromptArea(TextArea):
 
     def type_at_end(self, keys: list[str]) -> None:
         """Keys typed while something else owned the keyboard, applied at the end of the draft:
-        each is a character, or `backspace` (deletes the last one)."""
+        each is a character, or a key of `DRAFT_EDITS` (as the box itself binds it)."""
         self.move_cursor(self.document.end)
         for key in keys:
-            if key == "backspace":
-                self.action_delete_left()
-            elif key != "delete":  # (nothing lies right of the end)
+            if key not in DRAFT_EDITS:
                 self.insert(key)
+            elif action := DRAFT_EDITS[key]:
+                getattr(self, f"action_{action}")()
 
     # ----- completion -----
 
