@@ -140,7 +140,12 @@ async def test_escape_cancels_a_pending_permission(ws):
 
 # ----- the question owns the keys: typed text never answers it -----
 
-SENTENCES = ["wait, what is", "Are you sure?", "rather not", "Really? A whole file", "ok, allow it"]
+# Each sentence starts on a question of its own (letters on) and is one way its first keys could
+# answer it: a key that is no answer letter ("wait": the letters go off at once, the `a` after is
+# typed); an answer letter, held for its grace, then another answer letter ("Are": A then r;
+# "rather": r then a) or a key that is none ("Really": R then e); answer letters typed once the
+# letters are off (a, r, A). ("ok, allow it" and "whole" added no case: 2.7 s and 0.5 s of keys.)
+SENTENCES = ["wait, what is", "Are you sure?", "rather not", "Really? A file"]
 
 
 async def test_typed_sentences_never_answer_the_question(ws):
