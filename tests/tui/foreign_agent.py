@@ -8,7 +8,8 @@ Run as `python foreign_agent.py`. The first word of a prompt picks what it does:
   raw input `{filepath, diff}` whose `diff` is a multi-line string beside the drawn diff.
 - `console`: a completed command whose content is Markdown, a fenced ```` ```console ```` block
   (as Claude's adapter sends command output).
-- `late`: ends the turn, then asks a permission for that turn's tool call (a bug seen with
+- `late`: ends the turn, then, once a file `late-go` appears (the test makes it when the app has
+  seen the turn end), asks a permission for that turn's tool call (a bug seen with
   `claude-agent-acp`); the outcome it got is written to `late-answer.txt`.
 - `image`: answers with the content blocks it received (`text`, `image image/png 1234 bytes`, ...).
 - `cost`: a `usage_update` with a cost.
@@ -32,6 +33,7 @@ import asyncio
 import base64
 import os
 import subprocess
+import time
 
 import acp
 from acp import PROTOCOL_VERSION, start_tool_call, text_block, tool_terminal_ref, update_agent_message, update_tool_call
@@ -174,7 +176,8 @@ class ForeignAgent:
         await self.conn.session_update(session_id, start_tool_call("call_late", "Write main.tf", kind="edit", status="pending"))
 
         async def late() -> None:
-            await asyncio.sleep(0.3)  # the turn's answer is out
+            while not os.path.exists(os.path.join(self.cwd, "late-go")):  # the app has seen the turn end
+                await asyncio.sleep(0.01)
             answer = await self.conn.request_permission(
                 session_id=session_id, tool_call=update_tool_call("call_late", title="Write main.tf", kind="edit", status="pending"), options=CLAUDE_OPTIONS
             )
@@ -201,8 +204,12 @@ class ForeignAgent:
         await self.conn.session_update(
             session_id, start_tool_call("call_sleep", "sleep 300", kind="execute", status="in_progress", content=[tool_terminal_ref(terminal.terminal_id)])
         )
-        await asyncio.sleep(0.5)  # the terminal's process is running
-        pids = subprocess.run(["pgrep", "-f", f"^sleep {tag}$"], capture_output=True, text=True).stdout.split()
+        deadline = time.monotonic() + 30
+        while True:  # until the terminal's sleep runs too (beside `child`)
+            pids = subprocess.run(["pgrep", "-f", f"^sleep {tag}$"], capture_output=True, text=True).stdout.split()
+            if len({str(child.pid), *pids}) >= 2 or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.01)
         with open(os.path.join(self.cwd, "pids.txt"), "w") as out:  # this agent's, then its sleeps'
             out.write("\n".join([str(os.getpid()), *sorted({str(child.pid), *pids})]) + "\n")
         await self.say(session_id, "sleeping")

@@ -109,6 +109,7 @@ async def test_a_permission_request_after_its_turn_ended_is_answered_cancelled(w
         await foreign_ready(pilot)
         await send(pilot, "late")
         await turn_done(pilot)
+        (ws.project / "late-go").touch()  # now the agent asks (once the app has seen the turn end, not 0.3 s after it sent it)
         answer_file = ws.project / "late-answer.txt"
         await wait_until(pilot, answer_file.exists, what="the agent to get its answer")
         assert answer_file.read_text() == "cancelled"
