@@ -38,33 +38,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: 0 if item.path.parent.name == "tui" else 1)
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """After the last test of a module (its fixtures torn down): collect what is not frozen, then
+@pytest.fixture(autouse=True, scope="module")
+def _freeze_what_the_module_left() -> Iterator[None]:
+    """After a module's tests (torn down last of its fixtures): collect what is not frozen, then
     freeze the survivors (`gc.freeze()`, as `iac_tui.gc_pacing`'s recent collections do).
 
     Python's automatic full collections walk every object alive; a fast-tier run keeps ~1.5 million
     (Textual, cfn-lint's and the providers' schemas, the modules), and its 29 full collections took
-    12.6 s of a 75 s run. Frozen, what the earlier modules left alive is walked no more: each
-    collection walks only what the running module made. A module's garbage is collected (its
-    finalizers run, so an unraisable exception still surfaces) before anything is frozen;
-    `pytest_unconfigure` unfreezes for the one whole collection at the end."""
+    12.6 s of a 75 s run. Frozen, what the earlier modules left alive is walked no more. A module's
+    garbage is collected before anything is frozen, inside the last test's teardown, so an
+    exception a finalizer raises fails that test (also under xdist)."""
     yield
-    if nextitem is None or nextitem.path != item.path:
-        gc.collect()
-        gc.freeze()
+    gc.collect()
+    gc.freeze()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """One whole collection, then freeze what is left, before pytest's own end-of-run collections.
-
-    pytest's unraisable-exception check collects garbage 5 times at the end of a run (to surface
-    finalizers that fail), and the interpreter collects again as it exits: over the ~1.5 million
-    objects a fast-tier run holds by then, that was 3.6 s and another ~5 s of exit in one process.
-    This collection walks everything (what the modules' freezes kept too), so the finalizers of
-    every test's garbage still run and pytest still reports them; what survives it is reachable,
-    and frozen it is not walked again."""
+@pytest.fixture(autouse=True, scope="session")
+def _one_whole_collection_at_the_end() -> Iterator[None]:
+    """At the end of the run (inside the last test's teardown, so pytest reports what it finds,
+    under xdist too): unfreeze, collect everything, freeze what is left. What the modules froze
+    and released later is collected here, and pytest's own 5 end-of-run collections (and the
+    interpreter's at exit), which walked ~1.5 million objects (3.6 s and ~5 s more), find little."""
+    yield
     gc.unfreeze()
     gc.collect()
     gc.freeze()

@@ -28,7 +28,7 @@ DRAFT_EDITS: dict[str, str | None] = {
     "ctrl+w": "delete_word_left",
     "ctrl+u": "delete_to_start_of_line",
 }
-"""The editing keys a widget that holds the keyboard passes on to the draft (`PromptBox.type_at_end`),
+"""The editing keys a widget that holds the keyboard passes on to the draft (`PromptArea.type_at_end`),
 by key: TextArea's action for it, as TextArea binds it."""
 
 MAX_ITEMS = 8
