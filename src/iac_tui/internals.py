@@ -1,10 +1,10 @@
 """The one module of iac-tui that reads private parts of its libraries (agent-client-protocol 0.12,
 Textual 8.2, textual-diff-view 0.1), as `iac_code/acp/sdk_patch.py` is for the agent.
 
-None of them offers these in public: when the agent's stdout ends (the SDK's receive task), when a
-`MarkdownStream` has rendered everything written to it, whether a `DiffView` has its highlighted
-lines already, and a `DiffView` guessing languages with another function than Textual's (it calls
-`textual.highlight.guess_language` through the module, at call time). `tests/unit/test_tui_internals.py`
+None of them offers these in public: when the agent's stdout ends (the SDK's receive task), whether
+a `DiffView` has its highlighted lines already, and a `DiffView` guessing languages with another
+function than Textual's (it calls `textual.highlight.guess_language` through the module, at call
+time). `tests/unit/test_tui_internals.py`
 builds the real objects and fails, naming what moved, when a release changes them: re-read this
 module before widening the pins in pyproject.toml.
 """
@@ -20,7 +20,6 @@ from textual import highlight
 
 if TYPE_CHECKING:
     from textual.content import Content
-    from textual.widgets.markdown import MarkdownStream
     from textual_diff_view import DiffView
 
 
@@ -29,14 +28,6 @@ def receive_task(agent: object) -> asyncio.Task[Any] | None:
     when the agent's stdout does. None where `agent` has none."""
     task = getattr(getattr(agent, "_conn", None), "_recv_task", None)
     return task if isinstance(task, asyncio.Task) else None
-
-
-def stream_busy(stream: MarkdownStream) -> bool:
-    """Whether `stream`'s task still has text to render: some pending, its event set, or the task
-    not parked on that event (`_task`, `_pending`, `_new_markup` and the event's `_waiters`)."""
-    event = stream._new_markup
-    task = stream._task
-    return task is not None and not task.done() and (bool(stream._pending) or event.is_set() or not getattr(event, "_waiters", True))
 
 
 def kept_highlighted_lines(view: DiffView) -> tuple[list[Content], list[Content]] | None:

@@ -9,11 +9,9 @@ from acp._transport import memory_transport_pair
 from acp.client.connection import ClientSideConnection
 from textual import highlight
 from textual.app import App
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
 from textual_diff_view import DiffView
 
-from iac_tui.internals import diff_views_guessing_with, kept_highlighted_lines, receive_task, stream_busy
+from iac_tui.internals import diff_views_guessing_with, kept_highlighted_lines, receive_task
 
 
 class _Client:
@@ -30,15 +28,6 @@ async def test_the_client_connection_has_a_receive_task_that_ends_with_its_input
     await ours.close()
     await asyncio.wait_for(asyncio.shield(task), 5)
     assert receive_task(object()) is None
-
-
-async def test_a_markdown_stream_has_the_fields_stream_busy_reads() -> None:
-    stream = MarkdownStream(Markdown())
-    for name in ("_task", "_pending", "_new_markup"):
-        assert hasattr(stream, name), f"MarkdownStream.{name} is gone: iac_tui.internals.stream_busy"
-    assert isinstance(stream._new_markup, asyncio.Event) and isinstance(stream._pending, list)
-    assert hasattr(stream._new_markup, "_waiters"), "asyncio.Event._waiters is gone: iac_tui.internals.stream_busy"
-    assert not stream_busy(stream)  # no task yet
 
 
 async def test_a_diff_view_keeps_its_highlighted_lines_and_guesses_through_textual_highlight() -> None:

@@ -1,9 +1,8 @@
 """Markdown that grows as chunks arrive, at a cost linear in the text streamed.
 
-Text goes through `Markdown.get_stream` (fragments that arrive while a render is in progress are
-coalesced, and `Markdown.append` only re-parses the last block). `Markdown.append` still joins
-and splits the widget's whole source on every call, so a very long answer in one `Markdown`
-would cost O(n) per append, O(n^2) in all; `StreamingMarkdown` therefore starts a fresh
+Text reaches the Markdown through `Markdown.append`, which only re-parses the last block. It
+still joins and splits the widget's whole source on every call, so a very long answer in one
+`Markdown` would cost O(n) per append, O(n^2) in all; `StreamingMarkdown` therefore starts a fresh
 `Markdown` segment at a paragraph break once the current one holds `SEGMENT_CHARS` characters
 (never inside a code fence, a list or a table). The segments read as one document.
 
@@ -15,11 +14,12 @@ re-highlights its last few lines; the Markdown text after it starts a new segmen
 may still turn out to be a fence line (it starts with a backtick or a tilde) is held back until
 it is complete enough to tell.
 
-Chunks are also gathered for up to `FLUSH_INTERVAL` before they reach the stream. This is not a
-second copy of the stream's queue: `MarkdownStream` merges only the fragments that arrive while
-an `append` is running, so an agent sending chunks one by one still costs one `append` and one
-layout per chunk. Measured with `bench/tui_stream.py` (10,000 chunks, in-process agent, idle
-2-core machine): 1.34 s with the gathering, 5.77 s without (`--flush-interval 0`).
+Chunks are gathered for up to `FLUSH_INTERVAL` before they are written: one `append` and one
+layout per flush, not per chunk (`bench/tui_stream.py`, 10,000 chunks, in-process agent, idle
+2-core machine: 1.34 s with the gathering, 5.77 s without, `--flush-interval 0`). A flush awaits
+its `append`s, so what was flushed has been rendered into the widgets when `_flush` returns
+(Textual's `MarkdownStream` would render it later, in a task of its own, which had to be polled
+until idle before a segment could end).
 
 A key typed while text streams goes first: for `TYPING_GRACE` after a key (the app's `typed_at`,
 if it has one) the text is held, so that the frame echoing the key does not also have to lay out
@@ -40,9 +40,8 @@ from textual.await_complete import AwaitComplete
 from textual.containers import VerticalGroup
 from textual.timer import Timer
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownStream
+from textual.widgets.markdown import MarkdownBlock
 
-from iac_tui.internals import stream_busy
 from iac_tui.widgets.auto_height import AutoHeight
 from iac_tui.widgets.code import CodeBlock
 
@@ -103,7 +102,7 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         super().__init__(id=id, classes=classes)
         self._initial = text
         self._segments: list[Segment] = []
-        self._stream: MarkdownStream | None = None
+        self._segment: Segment | None = None  # the segment being written, if the text is not in a code block
         self._segment_chars = 0
         self._in_fence = False
         self._line_head = ""  # the first characters of the line being written
@@ -170,9 +169,6 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         async with self._lock:
             if self._code is not None:
                 await self._close_code()
-            if self._stream is not None:
-                stream, self._stream = self._stream, None
-                await _stop(stream)
 
     async def _timed_flush(self) -> None:
         self._timer = None
@@ -233,9 +229,7 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
     async def _open_code(self, opener: str) -> None:
         fence = _OPENER.fullmatch(opener)
         assert fence is not None
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await _stop(stream)
+        self._segment = None
         self._fence = fence.group(1)
         info = fence.group(2).strip()
         self._code = CodeBlock(info.split()[0] if info else "", opener=opener)
@@ -259,12 +253,12 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         for piece in pieces:
             if not piece:
                 continue
-            if self._stream is None or self._should_split(piece):
+            if self._segment is None or self._should_split(piece):
                 await self._new_segment()
             self._segment_chars += len(piece)
             self._track(piece)
-            assert self._stream is not None
-            await self._stream.write(piece)
+            assert self._segment is not None
+            await self._segment.append(piece)
 
     def _should_split(self, text: str) -> bool:
         return (
@@ -275,12 +269,10 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         )
 
     async def _new_segment(self) -> None:
-        if self._stream is not None:
-            await _stop(self._stream)
         segment = Segment()
         self._segments.append(segment)
         await self._mount_document(segment)
-        self._stream = Markdown.get_stream(segment)
+        self._segment = segment
         self._segment_chars = 0
 
     async def _mount_document(self, document: Segment | CodeBlock) -> None:
@@ -320,18 +312,3 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         if self._initial:
             text, self._initial = self._initial, ""
             await self.write(text)
-
-
-async def _stop(stream: MarkdownStream) -> None:
-    """Stop `stream` once its widget has received and rendered everything written to it.
-
-    `MarkdownStream.stop()` cancels the stream's task. If that lands while an append is in
-    flight, the append (shielded) finishes later on its own: after our caller has moved on, for
-    instance folding a thought, whose last words then never show; and if text is still pending,
-    a second append starts before the first has moved `Markdown`'s "last parsed line". So wait
-    until the task is idle (parked on its event with nothing pending: `iac_tui.internals`), then
-    stop it.
-    """
-    while stream_busy(stream):
-        await asyncio.sleep(0.001)
-    await stream.stop()
