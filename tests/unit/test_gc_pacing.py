@@ -197,6 +197,7 @@ class Node:
 
 
 @pytest.mark.skipif(not GcPacer(lambda: 0.0).applies, reason="the pacer applies before Python 3.14")
+@pytest.mark.whole_heap  # three whole collections (start, collect_whole, the module's after stop unfroze all)
 def test_with_the_real_collector_a_recent_collection_frees_new_cycles_a_whole_one_frozen_cycles():
     pacer = GcPacer(lambda: float("-inf"))
     old = Node()  # exists at start: frozen
