@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -104,7 +105,8 @@ def leftover_server(project):
             pass
 
 
-async def test_a_background_process_holding_the_pipe_does_not_block_the_result(call, leftover_server):
+async def test_a_background_process_holding_the_pipe_does_not_block_the_result(call, leftover_server, monkeypatch):
+    monkeypatch.setattr(bash, "EXIT_GRACE", 0.1)  # the pipe is read this long after the shell exits (0.5 s)
     command = "python3 -m http.server 0 --bind 127.0.0.1 & echo $! > server.pid; sleep 0.2; echo started"
     result = await call(tool, command=command)
     assert not result.is_error
@@ -176,7 +178,8 @@ async def test_a_live_tail_is_reported_while_it_runs(ctx, monkeypatch):
         reports.append(content)
 
     ctx.progress = progress
-    await tool.run(tool.parse({"command": "echo first; sleep 0.3; echo second; sleep 0.3; echo third"}), ctx)
+    # each sleep outlasts the interval, so "second" is read at least 0.1 s after the last report
+    await tool.run(tool.parse({"command": "echo first; sleep 0.12; echo second; sleep 0.12; echo third"}), ctx)
     assert reports
     assert all(isinstance(c, TextContent) for r in reports for c in r)
     assert any("second" in r[0].text for r in reports)
@@ -243,8 +246,11 @@ async def test_a_command_cancelled_as_bubblewrap_starts_it_does_not_run_on(tmp_p
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await asyncio.sleep(0.3)  # what the kill ends is gone by now; what it missed sleeps on
             left = _running(marker)
+            deadline = time.monotonic() + 10
+            while left and time.monotonic() < deadline:  # what the kill ends goes; what it missed sleeps on
+                await asyncio.sleep(0.01)
+                left = _running(marker)
             for pid in left:
                 os.kill(pid, signal.SIGKILL)
             assert left == [], "the command outlived its cancel"
