@@ -104,7 +104,7 @@ async def test_esc_cancels_the_turn_first_and_the_queued_prompt_comes_back_to_th
 
 
 async def test_keys_typed_while_a_question_waits_edit_the_draft(ws):
-    """Backspace (and ctrl+w, ctrl+u) pressed while the question owns the keys (or in the moment it
+    """Backspace (and ctrl+w, alt+backspace, ctrl+u) pressed while the question owns the keys (or in the moment it
     closes) edits the draft."""
     turns = [
         {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "a.tf", "content": "# a\n"}}]},
@@ -119,6 +119,8 @@ async def test_keys_typed_while_a_question_waits_edit_the_draft(ws):
         await pilot.press("backspace", "backspace", "w")
         assert app.prompt_box.text == "draft: xw"
         await pilot.press(*" more words", "ctrl+w")  # the editing keys TextArea binds, too
+        assert app.prompt_box.text == "draft: xw more "
+        await pilot.press(*"ords", "alt+backspace")
         assert app.prompt_box.text == "draft: xw more "
         await pilot.press("ctrl+u", *"draft: xw")
         assert app.prompt_box.text == "draft: xw"

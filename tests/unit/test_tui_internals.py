@@ -42,8 +42,11 @@ async def test_a_diff_view_keeps_its_highlighted_lines_and_guesses_through_textu
     assert hasattr(view, "_highlighted_code_lines"), "DiffView._highlighted_code_lines is gone: iac_tui.internals.kept_highlighted_lines"
     assert kept_highlighted_lines(view) is None
     async with App().run_test() as pilot:
-        with diff_views_guessing_with(guess):
-            await pilot.app.mount(view)  # composing it highlights both sides
+        await pilot.app.mount(view)
+        view._highlighted_code_lines = None  # forget what composing computed (with Textual's guess)
+        guessed.clear()
+        with diff_views_guessing_with(guess):  # as widgets/diff.py uses it: no await inside
+            view.highlighted_code_lines  # noqa: B018  # the property highlights both sides
         assert highlight.guess_language is textual_guess, "iac_tui.internals.diff_views_guessing_with left its guess in place"
         assert sorted(guessed) == [("x = 1\n", "old.py"), ("x = 2\n", "new.py")], (
             "DiffView.highlighted_code_lines no longer calls textual.highlight.guess_language at call time: "

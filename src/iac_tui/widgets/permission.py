@@ -21,7 +21,7 @@ not typed, and the question stays as it was. Text typed by accident must never a
 - an answer letter is held for `LETTER_GRACE` seconds (enter confirms it at once): a next key
   in that time makes it the first letter of a word (`Are you…`, `rather…`), and nothing is answered.
 Keys typed meanwhile are not lost: printable keys and the draft's editing keys (backspace,
-ctrl+w, ctrl+u: `widgets/prompt.DRAFT_EDITS`) are posted as `Typed` for the
+ctrl+w, alt+backspace, ctrl+u, ...: `widgets/prompt.DRAFT_EDITS`) are posted as `Typed` for the
 prompt box, which applies them to the end of the draft; so are those that arrive in the moment
 after the last request was settled, before the prompt box has the keyboard back.
 """
@@ -138,7 +138,7 @@ class PermissionQuestion(VerticalGroup, can_focus=True):
     @dataclass
     class Typed(Message):
         """Keys typed while the question owned the keyboard, for the prompt box's draft: each a
-        character or one of `DRAFT_EDITS` (`backspace`, `delete`, `ctrl+w`, `ctrl+u`)."""
+        character or a key of `DRAFT_EDITS` (`backspace`, `ctrl+w`, ...)."""
 
         keys: list[str]
 

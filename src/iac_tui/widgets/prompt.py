@@ -26,7 +26,10 @@ DRAFT_EDITS: dict[str, str | None] = {
     "backspace": "delete_left",
     "delete": None,  # (at the end of the draft nothing lies right of the cursor)
     "ctrl+w": "delete_word_left",
+    "ctrl+backspace": "delete_word_left",
+    "alt+backspace": "delete_word_left",
     "ctrl+u": "delete_to_start_of_line",
+    "super+backspace": "delete_to_start_of_line",
 }
 """The editing keys a widget that holds the keyboard passes on to the draft (`PromptArea.type_at_end`),
 by key: TextArea's action for it, as TextArea binds it."""
