@@ -26,11 +26,14 @@ def answer(i: int, lines: int) -> str:
 
 
 async def turn(pilot, conversation: Conversation, i: int, lines: int = 3) -> None:
+    """A turn streamed word by word, then drawn (`pause(0)`: what is queued handled and a screen
+    update, without Pilot's wait for the process to look idle, 20-ms sleeps while the app works);
+    a test pauses fully before it reads what pruning did."""
     await conversation.add_user(f"question {i}")
     for piece in answer(i, lines).split(" "):
         await conversation.agent_text(piece + " ")
     await conversation.close_open()
-    await pilot.pause()
+    await pilot.pause(0)
 
 
 async def test_the_last_two_turns_are_never_pruned_however_long():
@@ -39,6 +42,7 @@ async def test_the_last_two_turns_are_never_pruned_however_long():
         conversation = app.query_one(Conversation)
         for i in range(4):
             await turn(pilot, conversation, i)
+        await pilot.pause()
         before = conversation.pruned
         await turn(pilot, conversation, 4, lines=24)  # twice the rows of max_rows, in one answer
         await pilot.pause()
@@ -82,16 +86,20 @@ async def test_what_was_pruned_opens_in_the_pager_and_stays_in_the_transcript():
 
 
 async def test_old_blocks_are_pruned_past_the_row_limit(monkeypatch):
-    """`$IAC_TUI_MAX_ROWS` sets the limit; fourteen turns (~310 rows) stay within it (at least 200: the floor), the newest kept."""
+    """`$IAC_TUI_MAX_ROWS` sets the limit; fourteen turns (~280 rows) stay within it (at least 200: the floor), the newest kept.
+
+    Each answer is one paragraph of 16 wrapped lines (19 rows with its heading; 9 one-line
+    paragraphs made 18): the rows pruning counts, with 2 widgets a turn instead of 9, each of
+    which Textual mounts, styles and lays out (the test 3.5 -> 1.8-2.0 s)."""
     monkeypatch.setenv("IAC_TUI_MAX_ROWS", "200")
     app = Host(max_rows=None)
     async with app.run_test(size=(100, 30)) as pilot:
         conversation = app.query_one(Conversation)
         for i in range(14):  # each answer in one chunk (streaming is the other tests' subject)
             await conversation.add_user(f"question {i}")
-            await conversation.agent_text(answer(i, 8))
+            await conversation.agent_text(f"Answer {i}.\n\n" + " ".join(f"line {n} of answer {i} " + "w" * 76 for n in range(16)) + "\n")
             await conversation.close_open()
-            await pilot.pause()
+            await pilot.pause(0)
         await pilot.pause()
         rows = sum(b.outer_size.height for b in conversation.children)
         assert conversation.pruned > 0
