@@ -30,7 +30,8 @@ from typing import Any
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve()
+TESTS = HERE.parent
 LANDLOCK_LAUNCHER = Path(importlib.util.find_spec("iac_code").origin).parent / "tools" / "sandbox" / "landlock_exec.py"
 """The command sandbox's Landlock launcher (`python -I -S landlock_exec.py … -- PROGRAM`), a
 stdlib-only script that confines itself and execs the command at once: where bubblewrap is not
@@ -117,7 +118,7 @@ Ref = tuple[Path, str]
 def mentions(ref: Ref) -> frozenset[Ref]:
     """The top-level names `ref`'s definition mentions (an imported name: its definition)."""
     path, name = ref
-    if path == Path(__file__).resolve():
+    if path == HERE:
         return frozenset()  # this module's names start nothing (is_python names sys.executable to recognise it)
     where = module(path)
     if name in where.defs:
