@@ -140,8 +140,23 @@ async def test_tool_call_lifecycle_keeps_one_id(tmp_path):
         assert "Invalid input for update_plan" in bad_call[-1].raw_output["error"]
 
 
-async def test_a_second_prompt_on_a_busy_session_is_refused(tmp_path):
-    slow = turn({"type": "text", "text": "one two three four five six"}, chunk_delay_ms=150)
+async def test_a_second_prompt_on_a_busy_session_is_refused(tmp_path, monkeypatch):
+    from iac_code.core.events import TextDelta
+    from iac_code.providers.scripted import ScriptedProvider
+
+    release = asyncio.Event()
+    stream = ScriptedProvider.stream
+
+    async def held(self: ScriptedProvider, request):  # noqa: ANN001
+        """The turn stays busy after its first word until the test lets it go (not a paced stream
+        that a loaded machine might outlast: 0.9 s of waiting)."""
+        async for event in stream(self, request):
+            yield event
+            if isinstance(event, TextDelta):
+                await release.wait()
+
+    monkeypatch.setattr(ScriptedProvider, "stream", held)
+    slow = turn({"type": "text", "text": "one two three four five six"})
     async with serve_agent(tmp_path / "proj", script=[slow, turn(TEXT)]) as agent:
         sid = await agent.new_session()
         first = asyncio.create_task(agent.prompt(sid, "slow please"))
@@ -150,6 +165,7 @@ async def test_a_second_prompt_on_a_busy_session_is_refused(tmp_path):
             await agent.prompt(sid, "me too")
         assert err.value.code == -32602
         assert "already running" in err.value.data["sessionId"]
+        release.set()
         result = await first
         assert result.stop_reason == "end_turn"
         assert agent.text(sid) == "one two three four five six"
