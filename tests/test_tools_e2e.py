@@ -237,15 +237,28 @@ async def test_agent_runs_a_sub_agent_and_returns_its_answer(tmp_path):
         assert len(agent.tool_calls(sid)) == 1
 
 
-async def test_cancel_reaches_a_running_sub_agent(tmp_path):
+async def test_cancel_reaches_a_running_sub_agent(tmp_path, monkeypatch):
+    from iac_code.core.events import TextDelta
+    from iac_code.providers.scripted import ScriptedProvider
+
     root = project(tmp_path)
     slow = {"blocks": [{"type": "text", "text": " ".join(f"w{i}" for i in range(300))}], "chunk_delay_ms": 100, "match": "Find every"}
     script = [SUBAGENT_SCRIPT[0], slow, say("second prompt answered", match="next")]
+    streaming = asyncio.Event()  # the sub-agent's answer has begun (not a fixed 0.5 s after its call shows)
+    stream = ScriptedProvider.stream
+
+    async def watched(self: ScriptedProvider, request):  # noqa: ANN001
+        async for event in stream(self, request):
+            if isinstance(event, TextDelta) and event.text.startswith("w0"):
+                streaming.set()
+            yield event
+
+    monkeypatch.setattr(ScriptedProvider, "stream", watched)
     async with serve_agent(root, script=script, env={"IAC_CODE_PERMISSION_MODE": "bypass_permissions"}) as agent:
         sid = await agent.new_session()
         prompt = asyncio.create_task(agent.prompt(sid, "survey"))
         await wait_for(lambda: bool(agent.tool_calls(sid)), timeout=20)
-        await asyncio.sleep(0.5)
+        await asyncio.wait_for(streaming.wait(), 20)
         await agent.conn.cancel(session_id=sid)
         result = await asyncio.wait_for(prompt, 10)
         assert result.stop_reason == "cancelled"
