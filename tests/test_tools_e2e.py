@@ -282,7 +282,7 @@ class _Page(BaseHTTPRequestHandler):
 
 async def test_web_fetch_asks_once_per_host_and_returns_markdown(tmp_path):
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()  # shutdown() waits a poll (0.5 s by default)
     host = f"127.0.0.1:{httpd.server_address[1]}"
     url = f"http://{host}/docs"
     try:
