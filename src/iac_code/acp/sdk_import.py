@@ -13,7 +13,8 @@ import, pydantic's `_fields.extract_docstrings_from_cls` finds no docstrings. Th
 without the garbage collector, whose passes over the ~70,000 objects it makes find nothing to
 free, and those objects are then frozen (`gc.freeze()`: later full collections skip them; they
 live as long as the process anyway): another ~40 ms of CPU per start (0.35 -> 0.30 s of imports). A process that
-imported the SDK before (a test process) keeps the models it built. tests/unit/test_sdk_import.py
+imported the SDK before keeps the models it built (the test suite imports it through here first,
+tests/conftest.py). tests/unit/test_sdk_import.py
 fails, naming what moved, when a pydantic release changes what this relies on; the agent itself
 then imports the SDK as it is (slower, the same models).
 """
