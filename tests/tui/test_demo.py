@@ -28,6 +28,9 @@ def demo_app(base: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[IacTui, Path]
     project, env = prepare(base)
     monkeypatch.setenv("PATH", env.pop("PATH"))  # the project's checks run this interpreter's python3
     env["IAC_CODE_SCRIPT_CHUNK_DELAY_MS"] = "0"  # the script's pauses are for people watching the demo
+    # an answer letter waits LETTER_GRACE (0.5 s) for a next key that would make it a word: these
+    # runs type nothing after a letter (the grace is tests/tui/test_permissions.py's subject)
+    monkeypatch.setattr("iac_tui.widgets.permission.LETTER_GRACE", 0.05)
     app = IacTui(
         project,
         env=env,
