@@ -280,6 +280,7 @@ def test_demo_edit_awaiting_permission(snap_compare, tmp_path, monkeypatch):
 
     project, env = prepare(tmp_path / "demo")
     monkeypatch.setenv("PATH", env.pop("PATH"))
+    env["IAC_CODE_SCRIPT_CHUNK_DELAY_MS"] = "0"  # the script's pauses are for people watching; the picture is the same
     app = iac_tui.app.IacTui(
         project,
         env=env,
@@ -344,6 +345,7 @@ def test_demo_question_at_80x24(snap_compare, tmp_path, monkeypatch):
 
     project, env = prepare(tmp_path / "demo")
     monkeypatch.setenv("PATH", env.pop("PATH"))
+    env["IAC_CODE_SCRIPT_CHUNK_DELAY_MS"] = "0"  # the script's pauses are for people watching; the picture is the same
     app = iac_tui.app.IacTui(
         project, env=env, animations=False, log_dir=tmp_path / "logs", history_file=None, cwd_label="~/work/alicloud-network", **PINNED, initial_prompt=DEMO_PROMPT
     )
