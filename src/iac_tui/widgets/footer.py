@@ -21,7 +21,7 @@ class FittedFooter(Footer):
         watcher that is dropped only when `compact` next changes: until then every key ever shown
         stays in memory (about 11 per prompt turn here; tens of MiB over a long session). Mutating
         `compact` in place makes Textual drop the watchers of the removed keys.
-        `tests/tui/test_footer.py` counts the keys alive after many rebuilds.
+        `tests/tui/test_layout.py` counts the keys alive after many rebuilds.
         """
         await super().recompose()
         self.mutate_reactive(Footer.compact)
