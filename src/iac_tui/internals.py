@@ -4,9 +4,8 @@ Textual 8.2, textual-diff-view 0.1), as `iac_code/acp/sdk_patch.py` is for the a
 None of them offers these in public: when the agent's stdout ends (the SDK's receive task), whether
 a `DiffView` has its highlighted lines already, and a `DiffView` guessing languages with another
 function than Textual's (it calls `textual.highlight.guess_language` through the module, at call
-time). `tests/unit/test_tui_internals.py`
-builds the real objects and fails, naming what moved, when a release changes them: re-read this
-module before widening the pins in pyproject.toml.
+time). `tests/unit/test_tui_internals.py` builds the real objects and fails, naming what moved,
+when a release changes them: re-read this module before widening the pins in pyproject.toml.
 """
 
 from __future__ import annotations
