@@ -2,9 +2,9 @@
 Textual 8.2, textual-diff-view 0.1), as `iac_code/acp/sdk_patch.py` is for the agent.
 
 None of them offers these in public: when the agent's stdout ends (the SDK's receive task), whether
-a `DiffView` has its highlighted lines already, and a `DiffView` guessing languages with another
+a `DiffView` has its highlighted lines already, a `DiffView` guessing languages with another
 function than Textual's (it calls `textual.highlight.guess_language` through the module, at call
-time). `tests/unit/test_tui_internals.py` builds the real objects and fails, naming what moved,
+time), and the class of the footer's keys (`FooterKey`, in the private `textual.widgets._footer`). `tests/unit/test_tui_internals.py` builds the real objects and fails, naming what moved,
 when a release changes them: re-read this module before widening the pins in pyproject.toml.
 """
 
@@ -15,10 +15,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from textual import highlight
-
 if TYPE_CHECKING:
     from textual.content import Content
+    from textual.widgets._footer import FooterKey
     from textual_diff_view import DiffView
 
 
@@ -40,9 +39,18 @@ def diff_views_guessing_with(guess: Callable[[str, str | None], str]) -> Iterato
     """Within: every `DiffView` guesses a file's language with `guess` (DiffView's
     `highlighted_code_lines` calls `textual.highlight.guess_language` at call time, so swapping the
     module's function is the only way in). Process-wide: keep no `await` inside."""
+    from textual import highlight  # (Pygments with it: not imported before a diff needs it)
+
     textual_guess = highlight.guess_language
     highlight.guess_language = guess  # type: ignore[assignment]  # a module function swapped: the point
     try:
         yield
     finally:
         highlight.guess_language = textual_guess
+
+
+def footer_key_type() -> type[FooterKey]:
+    """The class of the keys Textual's `Footer.compose` yields (`textual.widgets` exports only `Footer`)."""
+    from textual.widgets._footer import FooterKey
+
+    return FooterKey

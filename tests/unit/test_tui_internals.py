@@ -57,3 +57,34 @@ async def test_a_diff_view_keeps_its_highlighted_lines_and_guesses_through_textu
             "DiffView no longer keeps its highlighted lines in _highlighted_code_lines: iac_tui.internals.kept_highlighted_lines"
         )
         assert [line.plain for line in kept[0]] == ["x = 1"] and [line.plain for line in kept[1]] == ["x = 2"]
+
+
+async def test_the_footers_keys_are_textuals_footer_keys_and_mount_as_compact_as_the_footer() -> None:
+    from textual.binding import Binding
+    from textual.widgets import Input
+
+    from iac_tui.internals import footer_key_type
+    from iac_tui.widgets.footer import COMPACT_BELOW, FittedFooter
+
+    key_type = footer_key_type()
+
+    class Keys(App[None]):
+        BINDINGS = [Binding("f1", "help", "Help"), Binding("ctrl+o", "open", "Open")]
+
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield Input()
+            yield FittedFooter()
+
+    for width in (COMPACT_BELOW - 20, COMPACT_BELOW + 20):
+        async with Keys().run_test(size=(width, 10)) as pilot:
+            await pilot.pause()
+            footer = pilot.app.query_one(FittedFooter)
+            keys = list(footer.query(key_type))
+            assert len(keys) >= 2, "Footer.compose no longer yields iac_tui.internals.footer_key_type()'s class"
+            assert footer.compact is (width < COMPACT_BELOW)
+            for key in keys:
+                assert key.compact is footer.compact and key.has_class("-compact") is footer.compact, (width, key)
+            pilot.app.query_one(Input).blur()  # a change of focus rebuilds the keys
+            await pilot.pause()
+            for key in footer.query(key_type):
+                assert key.compact is footer.compact and key.has_class("-compact") is footer.compact, (width, key)
