@@ -67,7 +67,9 @@ class IacTui(App[None]):
     `usage_labels` (context, last turn) its token figures once known; `log_file` is the agent's
     stderr log (default: a new file in `log_dir` per run).
     `connection_factory(client)` replaces the agent process with another connection that has
-    `AgentConnection`'s interface (an in-process agent, for benchmarks).
+    `AgentConnection`'s interface (an in-process agent, for benchmarks). `gc_pacing=False` leaves
+    Python's full collections to Python (tests: there the heap is the test runner's, which the
+    pacer's first whole collection walked at every app start).
     """
 
     CSS_PATH = "app.tcss"
@@ -99,6 +101,7 @@ class IacTui(App[None]):
         log_file: Path | None = None,
         connection_factory: Callable[[TuiClient], Any] | None = None,
         initial_prompt: str | None = None,
+        gc_pacing: bool = True,
     ) -> None:
         super().__init__()
         self.initial_prompt = initial_prompt
@@ -112,6 +115,7 @@ class IacTui(App[None]):
         self._gatherer = messages.Gatherer(self._deliver)
         self.gc_pacer = GcPacer(lambda: self.typed_at)
         """Python's full garbage collections, run where they do not stall a key (`iac_tui.gc_pacing`)."""
+        self._pace_gc = gc_pacing
         launch = AgentLaunch(agent or default_agent_command(), dict(env or {}), log_dir or config.logs_dir(), log_file, connection_factory)
         self.agents = AgentController(
             launch,
@@ -214,7 +218,8 @@ class IacTui(App[None]):
         self.status.set_title("starting the agent…")
         self.indicator.start("Starting the agent…", hint="")
         self.call_after_refresh(self.agents.start)  # behind the first paint: see `AgentController.start`
-        self.call_after_refresh(self.gc_pacer.start)  # full collections paced around keys (iac_tui.gc_pacing)
+        if self._pace_gc:
+            self.call_after_refresh(self.gc_pacer.start)  # full collections paced around keys (iac_tui.gc_pacing)
         self.set_interval(TICK, self.gc_pacer.tick)
         if not self.is_headless:
             self.quit_signals.install()

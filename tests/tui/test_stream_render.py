@@ -166,7 +166,7 @@ async def test_while_an_answer_streams_and_keys_are_typed_every_full_collection_
 
     before = gc.get_threshold()
     third = "\n\n".join(LONG_ANSWER.split("\n\n")[:20])  # ~3 s of stream here: two keys fit in it
-    app = ws.app([{"blocks": [{"type": "text", "text": third}], "chunk_delay_ms": 1}])
+    app = ws.app([{"blocks": [{"type": "text", "text": third}], "chunk_delay_ms": 1}], gc_pacing=True)
     full: list[dict] = []
 
     def seen(phase: str, info: dict) -> None:

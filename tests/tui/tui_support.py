@@ -177,6 +177,11 @@ class Workspace:
         kw.setdefault("animations", False)
         kw.setdefault("log_dir", self.logs)
         kw.setdefault("history_file", None)
+        # Python's full collections left to Python, not to the app's pacer (iac_tui.gc_pacing),
+        # unless a test asks for it (gc_pacing=True): here the heap is the test runner's too
+        # (~250k objects, the served agent's among them), and the pacer's first whole collection
+        # walked all of it at every app start (~0.1-0.3 s of CPU a test)
+        kw.setdefault("gc_pacing", False)
         env = self.env(script)
         env.update(kw.pop("env", {}))
         if not self.spawn and "agent" not in kw:
