@@ -9,6 +9,14 @@ from iac_tui.widgets.tool_call import ToolCallPanel
 from tui_support import pending_question, ready, send, turn_done
 
 
+@pytest.fixture
+def quick_letters(monkeypatch):
+    """An answer letter waits LETTER_GRACE (0.5 s) for a next key that would make it a word: the
+    tests that type one letter and nothing after it wait 0.05 s instead (the grace itself is
+    test_typed_sentences_never_answer_the_question's subject, which keeps it)."""
+    monkeypatch.setattr("iac_tui.widgets.permission.LETTER_GRACE", 0.05)
+
+
 def write_turns(path="notes.tf", content='locals { owner = "ops" }\n', after="Wrote it."):
     return [
         {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": path, "content": content}}]},
@@ -16,7 +24,7 @@ def write_turns(path="notes.tf", content='locals { owner = "ops" }\n', after="Wr
     ]
 
 
-async def test_allow_once_writes_the_file(ws):
+async def test_allow_once_writes_the_file(ws, quick_letters):
     app = ws.app(write_turns())
     bells = []
     app.bell = lambda: bells.append(1)  # the terminal bell rings on a request
@@ -38,7 +46,7 @@ async def test_allow_once_writes_the_file(ws):
         assert app.focused is app.prompt_box
 
 
-async def test_reject_once_leaves_the_disk_alone(ws):
+async def test_reject_once_leaves_the_disk_alone(ws, quick_letters):
     app = ws.app(write_turns(after="Understood, not writing."))
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
@@ -65,7 +73,7 @@ async def test_arrows_and_enter_choose_by_option(ws):
         assert not (ws.project / "notes.tf").exists()
 
 
-async def test_allow_always_is_not_asked_again(ws):
+async def test_allow_always_is_not_asked_again(ws, quick_letters):
     turns = [
         {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "a.tf", "content": "# a\n"}}]},
         {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "b.tf", "content": "# b\n"}}]},
@@ -83,7 +91,7 @@ async def test_allow_always_is_not_asked_again(ws):
         assert len(asked) == 1
 
 
-async def test_reject_always_reject_followups_without_asking(ws):
+async def test_reject_always_reject_followups_without_asking(ws, quick_letters):
     turns = [
         {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "a.tf", "content": "# a\n"}}]},
         {"blocks": [{"type": "tool_use", "name": "write_file", "input": {"path": "b.tf", "content": "# b\n"}}]},
@@ -100,7 +108,7 @@ async def test_reject_always_reject_followups_without_asking(ws):
         assert [p.status for p in app.query(ToolCallPanel)] == ["failed", "failed"]
 
 
-async def test_edit_permission_shows_the_diff(ws):
+async def test_edit_permission_shows_the_diff(ws, quick_letters):
     ws.write("main.tf", 'variable "region" {\n  default = "us-east-1"\n}\n')
     turns = [
         {"blocks": [{"type": "tool_use", "name": "edit_file", "input": {"path": "main.tf", "old_string": "us-east-1", "new_string": "eu-west-1"}}]},
@@ -275,7 +283,7 @@ async def test_typing_when_the_question_appears_suspends_the_letters(ws, monkeyp
         assert app.prompt_box.text == "waaAr"
 
 
-async def test_a_question_answers_by_letter_when_nobody_was_typing(ws):
+async def test_a_question_answers_by_letter_when_nobody_was_typing(ws, quick_letters):
     app = ws.app(write_turns())
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
