@@ -218,9 +218,9 @@ class IacTui(App[None]):
         self.status.set_title("starting the agent…")
         self.indicator.start("Starting the agent…", hint="")
         self.call_after_refresh(self.agents.start)  # behind the first paint: see `AgentController.start`
-        if self._pace_gc:
-            self.call_after_refresh(self.gc_pacer.start)  # full collections paced around keys (iac_tui.gc_pacing)
-        self.set_interval(TICK, self.gc_pacer.tick)
+        if self._pace_gc:  # full collections paced around keys (iac_tui.gc_pacing)
+            self.call_after_refresh(self.gc_pacer.start)
+            self.set_interval(TICK, self.gc_pacer.tick)
         if not self.is_headless:
             self.quit_signals.install()
 

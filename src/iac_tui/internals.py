@@ -4,8 +4,9 @@ Textual 8.2, textual-diff-view 0.1), as `iac_code/acp/sdk_patch.py` is for the a
 None of them offers these in public: when the agent's stdout ends (the SDK's receive task), whether
 a `DiffView` has its highlighted lines already, a `DiffView` guessing languages with another
 function than Textual's (it calls `textual.highlight.guess_language` through the module, at call
-time), and the class of the footer's keys (`FooterKey`, in the private `textual.widgets._footer`). `tests/unit/test_tui_internals.py` builds the real objects and fails, naming what moved,
-when a release changes them: re-read this module before widening the pins in pyproject.toml.
+time), and the class of the footer's keys (`FooterKey`, in the private `textual.widgets._footer`).
+`tests/unit/test_tui_internals.py` builds the real objects and fails, naming what moved, when a
+release changes them: re-read this module before widening the pins in pyproject.toml.
 """
 
 from __future__ import annotations
