@@ -24,7 +24,7 @@ from harness import agent_env, write_script
 
 HERE = Path(__file__).parent
 DRIVER = HERE / "conformance" / "acp_ts_client.mjs"
-PROBE = HERE / "mcp_probe_server.py"
+LITE = HERE / "mcp_lite_server.py"  # tests/mcp_probe_server.py's stand-in (tests/test_mcp.py)
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_the_typescript_sdk_drives_the_agent_with_zero_schema_errors(tmp_path, s
         "command": [sys.executable, "-m", "iac_code", "acp"],
         "env": env,
         "cwd": str(workdir),
-        "mcpServers": [{"name": "probe", "command": sys.executable, "args": [str(PROBE), "stdio"], "env": []}],
+        "mcpServers": [{"name": "probe", "command": sys.executable, "args": [str(LITE), "stdio"], "env": []}],
         "prompts": [["stream", []], ["write", ["allow_once"]], ["reject", ["reject_once"]], ["mcp", []], ["cancel", [], "message"]],
     }
     config_path = tmp_path / "conformance.json"

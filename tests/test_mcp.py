@@ -1,5 +1,8 @@
-"""MCP servers end to end: the agent connects a real MCP server (tests/mcp_probe_server.py,
-on the `mcp` SDK's MCPServer) given in `session/new`, over stdio, Streamable HTTP and SSE.
+"""MCP servers end to end: the agent connects an MCP server given in `session/new`, over stdio,
+Streamable HTTP and SSE: the real one (tests/mcp_probe_server.py, on the `mcp` SDK's MCPServer)
+for the tools' schemas and over HTTP and SSE; over stdio elsewhere its stand-in in the standard
+library (tests/mcp_lite_server.py: ~0.05 s of CPU per start instead of ~1.5 s), which answers as
+the probe does (`test_the_lite_server_answers_as_the_probe_does` compares them message for message).
 
 The model sees the server's tools as `mcp__<server>__<tool>` with their schemas; a read-only tool
 runs without asking, a writing one asks; `isError` fails the call; a server that cannot start or
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,6 +26,7 @@ from fake_anthropic import FakeAnthropic, message, text, tool_use
 from harness import RecordingClient, serve_agent, spawn_agent, wait_for
 
 PROBE = str(Path(__file__).with_name("mcp_probe_server.py"))
+LITE = str(Path(__file__).with_name("mcp_lite_server.py"))
 
 
 class McpClient(RecordingClient):
@@ -36,8 +41,8 @@ class McpClient(RecordingClient):
             self.statuses.append(params)
 
 
-def stdio(name: str = "probe", mode: str = "stdio") -> McpServerStdio:
-    return McpServerStdio(name=name, command=sys.executable, args=[PROBE, mode], env=[])
+def stdio(name: str = "probe", mode: str = "stdio", server: str = LITE) -> McpServerStdio:
+    return McpServerStdio(name=name, command=sys.executable, args=[server, mode], env=[])
 
 
 def call(tool: str, **arguments: Any) -> dict[str, Any]:
@@ -87,6 +92,65 @@ def output_text(update: Any) -> str:
     return "".join(getattr(c.content, "text", "") for c in update.content or [])
 
 
+async def exchange(server: str, directory: Path, messages: list[dict[str, Any]]) -> tuple[dict[int, Any], int]:
+    """Send `messages` to the stdio server `server` run in `directory`, one at a time: each
+    request's answer by its id (None where the server ended instead), and the server's exit status."""
+    directory.mkdir()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, server, "stdio", cwd=directory, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    answers: dict[int, Any] = {}
+    try:
+        for message in messages:
+            proc.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+            await proc.stdin.drain()
+            while "id" in message:
+                line = await asyncio.wait_for(proc.stdout.readline(), 30)
+                answer = json.loads(line) if line else None
+                if answer is None or answer.get("id") == message["id"]:
+                    answers[message["id"]] = answer
+                    break
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            proc.stdin.close()
+        return answers, await asyncio.wait_for(proc.wait(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def test_the_lite_server_answers_as_the_probe_does(tmp_path):
+    """tests/mcp_lite_server.py stands in for the probe over stdio: the same answers to what our
+    client sends (its `initialize`, `tools/list`, each tool's result), the same files, the same
+    end when a tool crashes the server."""
+    from mcp_types.version import LATEST_HANDSHAKE_VERSION  # what our client's `initialize` asks for
+
+    def call_tool(ident: int, tool: str, **arguments: Any) -> dict[str, Any]:
+        return {"id": ident, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+
+    messages = [
+        {"id": 1, "method": "initialize", "params": {
+            "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": {"name": "iac-code", "version": "0"}}},
+        {"method": "notifications/initialized"},
+        {"id": 2, "method": "ping"},
+        {"id": 3, "method": "tools/list"},
+        call_tool(4, "echo", text="hi"),
+        call_tool(5, "write_note", **{"name": "a", "text": "alpha"}),
+        call_tool(6, "fail", reason="quota exceeded"),
+        call_tool(7, "picture"),
+        call_tool(8, "crash"),
+    ]
+    real = await exchange(PROBE, tmp_path / "real", messages)
+    lite = await exchange(LITE, tmp_path / "lite", messages)
+    assert real[0][3]["result"]["tools"], "the probe listed no tools"
+    assert real[0][8] is None and real[1] == 3, "the probe did not crash on `crash`"
+    assert lite == real
+    for name in ("calls.log", "notes/a.txt"):
+        assert (tmp_path / "lite" / name).read_text() == (tmp_path / "real" / name).read_text(), name
+
+
 async def test_the_model_is_offered_the_servers_tools_with_their_schemas(tmp_path):
     workdir = tmp_path / "proj"
     with FakeAnthropic() as fake:
@@ -96,7 +160,7 @@ async def test_the_model_is_offered_the_servers_tools_with_their_schemas(tmp_pat
         )
         env = {"IAC_CODE_MODEL": "claude-sonnet-4-6", "ANTHROPIC_API_KEY": "sk-test-mcp-0123456789", "ANTHROPIC_BASE_URL": fake.url}
         async with serve_agent(workdir, env=env) as agent:
-            session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio()])).session_id
+            session = (await agent.conn.new_session(cwd=str(workdir), mcp_servers=[stdio(server=PROBE)])).session_id
             result = await agent.prompt(session, "echo hi")
             assert result.stop_reason == "end_turn"
             tools = {t["name"]: t for t in fake.requests[0].body["tools"]}

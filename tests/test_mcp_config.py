@@ -9,13 +9,13 @@ from pathlib import Path
 
 from harness import RecordingClient, serve_agent
 from test_headless import run
-from test_mcp import PROBE, alive, by_tool, call, done, final, output_text, pids, turn
+from test_mcp import LITE, alive, by_tool, call, done, final, output_text, pids, turn
 
 TITLE = "Start the MCP servers of this project's .mcp.json"
 
 
 def probe_entry(mode: str = "stdio") -> dict:
-    return {"command": sys.executable, "args": [PROBE, mode]}
+    return {"command": sys.executable, "args": [LITE, mode]}
 
 
 def test_headless_uses_the_config_files_mcp_servers(tmp_path):
@@ -76,7 +76,7 @@ async def test_a_projects_mcp_json_asks_once_and_is_remembered(tmp_path):
         echoed = final(by_tool(agent, later)["local: echo"])
         texts = [agent.text(s) for s in (refused, approved, later)]
     assert [(p.tool_call.title, p.tool_call.kind) for p in asked] == [(TITLE, "execute")] * 2
-    assert asked[0].tool_call.raw_input["servers"] == {"local": f"{sys.executable} {PROBE} stdio"}
+    assert asked[0].tool_call.raw_input["servers"] == {"local": f"{sys.executable} {LITE} stdio"}
     assert approval.status == "completed"
     assert echoed.status == "completed" and "echo: 3" in output_text(echoed)
     assert texts == ["Not available.", "Echoed 2.", "Echoed 3."]
@@ -99,7 +99,7 @@ async def test_the_question_shows_command_and_env_and_a_changed_local_script_ask
 
     workdir = tmp_path / "proj"
     workdir.mkdir()
-    shutil.copy(PROBE, workdir / "server.py")
+    shutil.copy(LITE, workdir / "server.py")
     token = "sk-live-0123456789abcdefghijklmnopqrstuv"
     entry = {"command": sys.executable, "args": ["server.py", "stdio"], "env": {"PROBE_TOKEN": token, "MODE": "fast"}}
     (workdir / ".mcp.json").write_text(json.dumps({"mcpServers": {"local": entry}}))

@@ -1,6 +1,7 @@
 """Process lifetime with MCP servers (PROTOCOL.md): on SIGTERM or the end of its input, `iac-code acp`
 exits and no process of a session's stdio MCP server remains, also when the server ignores
-SIGTERM, outlives its stdin and has a child of its own (tests/mcp_probe_server.py `stubborn`).
+SIGTERM, outlives its stdin and has a child of its own (`stubborn`). The server is
+tests/mcp_lite_server.py, the probe's stand-in: what is tested is the agent's stop, not the server.
 
 The time to exit is printed (`pytest -s`), not asserted: the machine's load decides it.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from harness import spawn_raw, wait_for
 
-PROBE = str(Path(__file__).with_name("mcp_probe_server.py"))
+LITE = str(Path(__file__).with_name("mcp_lite_server.py"))
 
 
 def _running(pid: int) -> bool:
@@ -50,7 +51,7 @@ async def test_the_server_exits_and_leaves_no_mcp_server_process(tmp_path, mode,
 async def _end_and_check(project: Path, mode: str, ending: str) -> None:
     async with spawn_raw(project) as agent:
         await agent.initialize()
-        server = {"name": "probe", "command": sys.executable, "args": [PROBE, mode], "env": []}
+        server = {"name": "probe", "command": sys.executable, "args": [LITE, mode], "env": []}
         reply = await agent.request("session/new", {"cwd": str(project), "mcpServers": [server]})
         assert "result" in reply, reply
         expected = 2 if mode == "stubborn" else 1  # the stubborn server and its child

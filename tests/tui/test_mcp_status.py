@@ -19,14 +19,14 @@ def said(app) -> str:
     """Every agent message and note in the conversation."""
     return "\n".join([m.source for m in app.query(AgentMessage)] + [n.text for n in app.query(Note)])
 
-PROBE = str(Path(__file__).resolve().parents[1] / "mcp_probe_server.py")
+LITE = str(Path(__file__).resolve().parents[1] / "mcp_lite_server.py")  # the probe's stand-in (tests/test_mcp.py)
 
 
 async def test_config_servers_reach_the_agent_and_their_state_shows_in_help(ws):
     ws.config.mkdir(parents=True, exist_ok=True)
     servers = {
-        "probe": {"command": sys.executable, "args": [PROBE, "stdio"]},
-        "broken": {"command": sys.executable, "args": [PROBE, "crash"]},
+        "probe": {"command": sys.executable, "args": [LITE, "stdio"]},
+        "broken": {"command": sys.executable, "args": [LITE, "crash"]},
         "odd": {"type": "gopher", "url": "gopher://x"},
     }
     (ws.config / "config.json").write_text(json.dumps({"mcpServers": servers}))
