@@ -1,6 +1,6 @@
 """A long answer through iac-tui, as a person sees it: when each line is drawn vs sent, and typing while it streams.
 
-    python bench/tui_answer.py [--rate 200] [--chunk 20] [--lines 5000] [--keys-every 0.25]
+    python bench/tui_answer.py [--rate 200] [--chunk 20] [--lines 5000] [--keys-every 0.25] [--keys-jitter 0.8]
 
 An ACP agent (this file with `--agent`, a separate process on the ACP SDK) answers the first
 prompt with a Markdown text of about `--lines` lines: 40 headings, 30 fenced code blocks of 20 to
@@ -11,8 +11,8 @@ characters a second, ~40 s), on a fixed schedule: chunk i is due at start + i/ra
 `python -m iac_tui --agent "…"` runs in a pseudo-terminal of 120x40, as in a terminal window. Every
 line of the answer carries a unique marker (`Q<line>Q`); this bench reads what the app writes to
 the terminal and notes when each marker first appears (drawn). While the answer streams it types a
-key every `--keys-every` seconds into the prompt box and notes when the prompt's text, with that
-key, is written to the terminal (echo).
+key every `--keys-every` seconds (`--keys-jitter`: at uneven intervals, as a person types) into
+the prompt box and notes when the prompt's text, with that key, is written to the terminal (echo).
 
 Printed: the send time (first to last chunk due), the drawn time (first chunk due to last line
 drawn) and their ratio; the lag of lines behind their chunk (median, p95, max); keystroke -> echo
@@ -32,6 +32,7 @@ import fcntl
 import json
 import os
 import pty
+import random
 import re
 import select
 import shlex
@@ -260,6 +261,7 @@ def measure(args: argparse.Namespace) -> dict:
         typed = "ZZ"  # a prefix, so that the awaited prompt text is unique on the screen
         term.write(typed.encode())
         next_key = time.monotonic() + 1.0
+        jitter = random.Random(7)  # the same intervals in every run
         deadline = time.monotonic() + args.timeout
         while time.monotonic() < deadline:
             term.pump(0.002)
@@ -277,7 +279,7 @@ def measure(args: argparse.Namespace) -> dict:
                 term.found = None
                 term.wanted = (typed[-12:], time.monotonic())
                 term.write(typed[-1].encode())
-                next_key = now + args.keys_every
+                next_key = now + args.keys_every * (1 + args.keys_jitter * (2 * jitter.random() - 1))
             if not streaming:
                 if last_marked in term.markers:
                     break
@@ -347,6 +349,7 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=20, help="characters per chunk")
     parser.add_argument("--rate", type=float, default=200, help="chunks a second")
     parser.add_argument("--keys-every", type=float, default=0.25, help="seconds between typed keys")
+    parser.add_argument("--keys-jitter", type=float, default=0.0, help="each interval drawn uniformly within +- this fraction of --keys-every (0.8: 0.05-0.45 s), as a person types")
     parser.add_argument("--max-rows", type=int, default=2500, help="IAC_TUI_MAX_ROWS of the app")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the source tree whose iac_tui runs (e.g. another checkout's, to compare)")

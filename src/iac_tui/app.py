@@ -14,13 +14,11 @@ and message handlers (which Textual wants on the app) call them.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.message import Message
 from textual.widget import Widget
 
@@ -32,6 +30,7 @@ from iac_tui.display import home_relative
 from iac_tui.file_index import ProjectFiles
 from iac_tui.gc_pacing import TICK, GcPacer
 from iac_tui.history import PromptHistory
+from iac_tui.key_echo import KeyEchoApp
 from iac_tui.launch import AgentCommand, default_agent_command
 from iac_tui.quit_signals import QuitSignals
 from iac_tui.session_actions import SessionActions
@@ -57,7 +56,7 @@ W = TypeVar("W", bound=Widget)
 SESSION_TIMEOUT = 60.0  # for the first session (new, load or resume) after the agent started
 
 
-class IacTui(App[None]):
+class IacTui(KeyEchoApp):
     """The terminal client. `project` is the directory the agent works in.
 
     `agent` replaces the default `iac-code acp` command; `model`/`mode` are applied to the first
@@ -78,10 +77,6 @@ class IacTui(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-medium"), (100, "-normal"), (140, "-wide")]
 
     BINDINGS = key_bindings.BINDINGS  # and when each applies: `check_action`
-
-    typed_at = float("-inf")
-    """When a key was last pressed (monotonic seconds): streamed text waits a moment after it,
-    so the key's echo is drawn first (`iac_tui.widgets.streaming`)."""
 
     def __init__(
         self,
@@ -200,12 +195,6 @@ class IacTui(App[None]):
     def status(self) -> StatusBar:
         """The status bar."""
         return self.query_one(StatusBar)
-
-    async def on_event(self, event: events.Event) -> None:
-        """Note when a key is pressed (`typed_at`), then handle the event as Textual does."""
-        if isinstance(event, events.Key):
-            self.typed_at = time.monotonic()
-        await super().on_event(event)
 
     def on_mount(self) -> None:
         prompt = self.prompt_box

@@ -10,22 +10,22 @@ a layout.
 from __future__ import annotations
 
 import gc
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from textual import events
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Input
 from textual.widgets.markdown import MarkdownBlock
 
+from iac_tui.history import PromptHistory
+from iac_tui.key_echo import KeyEchoApp
 from iac_tui.widgets.code import CodeBlock
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.parking import Page
+from iac_tui.widgets.prompt import PromptArea
 from iac_tui.widgets import streaming
 from iac_tui.widgets.streaming import Segment, StreamingMarkdown
 from iac_tui.widgets.working import WorkingIndicator
@@ -95,39 +95,43 @@ async def test_containers_of_a_streaming_answer_render_no_lines_and_finished_blo
         await conversation.close_open()
 
 
-class TypingHost(App):
-    """A prompt and a streaming answer; `typed_at` as the app keeps it (IacTui.on_event)."""
-
-    typed_at = float("-inf")
+class TypingHost(KeyEchoApp):
+    """iac-tui's prompt box and a streaming answer, in an App that notes keys as iac-tui's does."""
 
     def compose(self) -> ComposeResult:
-        yield Input(id="prompt")
+        yield PromptArea(PromptHistory(None, "."), cursor_blink=False)
         yield StreamingMarkdown()
 
-    async def on_event(self, event) -> None:  # noqa: ANN001
-        if isinstance(event, events.Key):
-            self.typed_at = time.monotonic()
-        await super().on_event(event)
 
-
-async def test_text_streamed_just_after_a_key_waits_for_the_echo_and_ends_whole(monkeypatch):
-    monkeypatch.setattr(streaming, "FLUSH_INTERVAL", 0)  # the grace alone can hold the text
-    monkeypatch.setattr(streaming, "TYPING_GRACE", 60.0)  # "just after": within the grace
+async def test_text_streamed_while_typing_waits_for_the_next_drawn_key_and_ends_whole(monkeypatch):
+    monkeypatch.setattr(streaming, "FLUSH_INTERVAL", 0)  # only the typing can hold the text
+    monkeypatch.setattr(streaming, "TYPING_WINDOW", 60.0)  # the person types on for a minute
     monkeypatch.setattr(streaming, "MAX_HOLD", 120.0)
     app = TypingHost()
     async with app.run_test(size=(80, 24)) as pilot:
         answer = app.query_one(StreamingMarkdown)
+        prompt = app.query_one(PromptArea)
+        prompt.focus()
+        drawn: list[tuple[float, str]] = []  # (the key's time, the prompt's text) when a key is drawn
+        app.key_drawn_signal.subscribe(app, lambda typed_at: drawn.append((typed_at, prompt.text)), immediate=True)
+
+        def shown() -> str:
+            return "".join(d.source for d in answer.documents)
+
         await answer.write("Before the key.\n\n")
         await pilot.pause()
-        shown = "".join(d.source for d in answer.documents)
-        assert shown == "Before the key.\n\n"
+        assert shown() == "Before the key.\n\n"  # nobody typed: written at once
         await pilot.press("x")
         await answer.write("After the key.\n\n")
-        await pilot.pause()  # held by the grace (a minute), not by FLUSH_INTERVAL, which is 0 here
-        assert app.query_one(Input).value == "x"
-        assert "".join(d.source for d in answer.documents) == shown  # held: the echo goes first
+        await pilot.pause()
+        assert drawn == [(prompt.last_key_at, "x")]  # published once the prompt was drawn with the key
+        assert shown() == "Before the key.\n\n"  # held: the person is typing
+        await pilot.press("y")
+        await wait_until(pilot, lambda: shown() == "Before the key.\n\nAfter the key.\n\n", what="the held text")  # written once "y" was drawn
+        assert [value for _, value in drawn] == ["x", "xy"]
+        await answer.write("Last.\n\n")
         await answer.finish()
-        assert "".join(d.source for d in answer.documents) == "Before the key.\n\nAfter the key.\n\n"
+        assert shown() == "Before the key.\n\nAfter the key.\n\nLast.\n\n"
 
 
 async def test_the_spinner_repaints_without_laying_out_the_screen(monkeypatch):
@@ -183,12 +187,16 @@ async def test_while_an_answer_streams_and_keys_are_typed_every_full_collection_
             assert pacer.active and gc.get_threshold()[2] > 10**6
             await send(pilot, "a long answer")
             await wait_until(pilot, lambda: app.query(AgentMessage), what="the answer")
+            # objects that survive young collections, as a long answer's widgets do: enough for
+            # Python to consider a full collection (the stream alone may make too few, batched)
+            survivors = [[] for _ in range(200_000)]
             for _ in range(2):  # a press waits for the app to be idle: 1-2 s while it streams
                 await pilot.press("x")
             await turn_done(pilot)
             await wait_until(pilot, lambda: pacer.recent_runs >= 1, what="a recent collection")
             assert app.prompt_box.text == "x" * 2
             assert len(full) == pacer.recent_runs + pacer.whole_runs
+            del survivors
     finally:
         gc.callbacks.remove(seen)
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
@@ -237,6 +238,14 @@ class Conversation(VerticalScroll, can_focus=False):
             self.post_message(self.FollowChanged(False, self.unread))
         self._schedule_prune()
 
+    def watch_virtual_size(self, size: Size) -> None:
+        """Layout changed the blocks' height: check it against `max_rows`. A check scheduled when
+        a block was added can run before layout (inside an `App.batch_update` Textual runs
+        `call_after_refresh` callbacks at once) and count the new block as 0 rows; the laid-out
+        height, which Textual sets here, is what pruning measures."""
+        if size.height > self.max_rows:
+            self._schedule_prune()
+
     def _schedule_prune(self) -> None:
         """Check the rows once the screen is laid out (after a block is added or finished)."""
         if not self._prune_pending:
@@ -299,7 +308,6 @@ class Conversation(VerticalScroll, can_focus=False):
             if markdown:
                 self.pruned_markdown.append(markdown)
         self.pruned += len(doomed)
-        self.parking.wake_all()  # a parked page that loses some of its blocks must not keep its height
         with self.app.batch_update():
             pages: dict[Widget, list[Widget]] = {}
             for block in doomed:
@@ -309,6 +317,8 @@ class Conversation(VerticalScroll, can_focus=False):
                     await page.remove()
                 else:
                     await page.remove_children(gone)
+                    if isinstance(page, Page):  # woken after the removal: parked meanwhile (a layout
+                        self.parking.watch(page)  # may run while this awaits), it would keep the height of what it lost
             text = f"… {self.pruned:,} earlier blocks were pruned to keep the app fast: enter or a click opens them (ctrl+s loads the whole session again)"
             notes = self.query_children(PrunedNote)
             if notes:

@@ -14,11 +14,14 @@ from dataclasses import dataclass
 
 from textual import events
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 from iac_tui.fuzzy import fuzzy_filter
 from iac_tui.history import PromptHistory
+from iac_tui.key_echo import KeyEchoApp
 from iac_tui.mentions import escape_path
 from iac_tui.widgets.completion import CompletionItem, CompletionList
 
@@ -84,6 +87,16 @@ class PromptArea(TextArea):
         self.take_queued: Callable[[], str | None] = lambda: None  # the app's: the last queued prompt, removed from the queue
         self._word: tuple[int, int, int] | None = None  # (row, start col, end col) being completed
         self.last_key_at = float("-inf")  # monotonic time of the latest key typed here (since the last send)
+        self._drawn_key_at = float("-inf")  # the latest key whose echo a frame has drawn
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's, then tell a `KeyEchoApp` that a key's echo is being drawn (once per key)."""
+        lines = super().render_lines(crop)
+        if self.last_key_at > self._drawn_key_at:
+            self._drawn_key_at = self.last_key_at
+            if isinstance(app := self.app, KeyEchoApp):
+                app.echo_drawn(self.last_key_at)
+        return lines
 
     # ----- keys -----
 

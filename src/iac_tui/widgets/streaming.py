@@ -21,13 +21,13 @@ its `append`s, so what was flushed has been rendered into the widgets when `_flu
 (Textual's `MarkdownStream` would render it later, in a task of its own, which had to be polled
 until idle before a segment could end).
 
-A key typed while text streams goes first: for `TYPING_GRACE` after a key (the app's `typed_at`,
-if it has one) the text is held, so that the frame echoing the key does not also have to lay out
-and draw more answer (a screen update with a streaming answer costs several times one that only
-changes the prompt box). Text is never held longer than `MAX_HOLD`, so the answer keeps moving
-while a person types on, and it catches up when they pause. Measured in process (2,000-line answer
-from `bench/tui_answer.py`, a key every 0.25 s, load 9): the app's CPU fell from 0.60 to 0.52 s per
-second of stream. At that load the change in echo latency was within the noise.
+A key typed while text streams goes first. While a person types (a key within `TYPING_WINDOW`, by
+the `typed_at` of a `KeyEchoApp`), streamed text is held until the screen has drawn the key (the app
+publishes `key_drawn_signal` after that refresh), and the text held so far is flushed then, in the pause
+before the next key, so that a key rarely waits behind a frame that lays out and draws more answer
+(such a frame costs several times one that only changes the prompt box). Text is never held longer
+than `MAX_HOLD`, so the answer keeps moving while a person types on; once they pause it streams at
+`FLUSH_INTERVAL` again. Measured with `bench/tui_answer.py` (README "Performance").
 """
 
 from __future__ import annotations
@@ -42,12 +42,13 @@ from textual.timer import Timer
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from iac_tui.key_echo import KeyEchoApp
 from iac_tui.widgets.auto_height import AutoHeight
 from iac_tui.widgets.code import CodeBlock
 
 SEGMENT_CHARS = 4000
 FLUSH_INTERVAL = 1 / 20
-TYPING_GRACE = 1 / 10  # seconds after a key during which streamed text waits
+TYPING_WINDOW = 1 / 2  # seconds after a key during which the person counts as typing
 MAX_HOLD = 1 / 2  # seconds: text waits no longer than this since the last flush
 _PARAGRAPH_END = re.compile(r"(?<=\n\n)")
 _CONTINUATION = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||>|\s)")
@@ -151,16 +152,25 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
 
     def _wait(self) -> float:
         """Seconds until the buffered text should be flushed (<= 0: now): `FLUSH_INTERVAL` after
-        the last flush, and `TYPING_GRACE` after the last key, but at most `MAX_HOLD` after the
-        last flush."""
+        the last flush; while the person types, `MAX_HOLD` after it or when they stop (the end of
+        `TYPING_WINDOW`), whichever comes first (a drawn key flushes sooner: `_key_drawn`)."""
         now = time.monotonic()
         since_flush = now - self._last_flush
-        typed_at: float = getattr(self.app, "typed_at", float("-inf"))
-        wait = max(FLUSH_INTERVAL - since_flush, TYPING_GRACE - (now - typed_at))
-        return min(wait, MAX_HOLD - since_flush)
+        app = self.app
+        since_key = now - app.typed_at if isinstance(app, KeyEchoApp) else float("inf")
+        if since_key < TYPING_WINDOW:
+            return min(MAX_HOLD - since_flush, TYPING_WINDOW - since_key)
+        return FLUSH_INTERVAL - since_flush
+
+    async def _key_drawn(self, typed_at: float) -> None:
+        """The screen has drawn a key: flush what was held for it (see the module's docstring)."""
+        if self._buffer and not self.finished and not self._lock.locked():
+            await self._flush()
 
     async def finish(self) -> None:
         """Render what is pending and stop streaming (idempotent)."""
+        if isinstance(app := self.app, KeyEchoApp):
+            app.key_drawn_signal.unsubscribe(self)
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -184,34 +194,44 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         async with self._lock:
             if not self._buffer and not (final and self._held):
                 return
-            text = self._held + "".join(self._buffer)
-            self._held = ""
-            self._buffer.clear()
-            self._last_flush = time.monotonic()
-            run = ""  # text for the current target (the code block or the Markdown), written in one go
-            pos = 0
-            while pos < len(text):
-                if self._line_start:
-                    end = text.find("\n", pos) + 1 or len(text)
-                    line = text[pos:end]
-                    kind = self._fence_line(line)
-                    if kind == "maybe" and not final:
-                        self._held = text[pos:]
-                        break
-                    if kind in ("open", "close"):
-                        await self._emit(run)
-                        run = ""
-                        if kind == "open":
-                            await self._open_code(line)
-                        else:
-                            await self._close_code(line)
-                        pos = end
-                        continue
+            # one screen update for the whole flush: between its awaited appends Textual would
+            # otherwise lay out and draw the screen once per frame (a key typed meanwhile waited)
+            with self.app.batch_update():
+                await self._write_buffer(final)
+            # the screen's idle check ran during the batch (and found nothing to do then); the
+            # batch's end prompts only the App, so prompt the screen to lay out what was written
+            self.screen.check_idle()
+
+    async def _write_buffer(self, final: bool) -> None:
+        """Write the buffered text (and what was held) to the code block or the Markdown."""
+        text = self._held + "".join(self._buffer)
+        self._held = ""
+        self._buffer.clear()
+        self._last_flush = time.monotonic()
+        run = ""  # text for the current target (the code block or the Markdown), written in one go
+        pos = 0
+        while pos < len(text):
+            if self._line_start:
                 end = text.find("\n", pos) + 1 or len(text)
-                run += text[pos:end]
-                self._line_start = text[end - 1] == "\n"
-                pos = end
-            await self._emit(run)
+                line = text[pos:end]
+                kind = self._fence_line(line)
+                if kind == "maybe" and not final:
+                    self._held = text[pos:]
+                    break
+                if kind in ("open", "close"):
+                    await self._emit(run)
+                    run = ""
+                    if kind == "open":
+                        await self._open_code(line)
+                    else:
+                        await self._close_code(line)
+                    pos = end
+                    continue
+            end = text.find("\n", pos) + 1 or len(text)
+            run += text[pos:end]
+            self._line_start = text[end - 1] == "\n"
+            pos = end
+        await self._emit(run)
 
     def _fence_line(self, line: str) -> str:
         """What the line (complete with its "\\n", or its start) is: "open" (a fence opener, outside
@@ -309,6 +329,8 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
             self._in_fence = not self._in_fence
 
     async def on_mount(self) -> None:
+        if isinstance(app := self.app, KeyEchoApp):
+            app.key_drawn_signal.subscribe(self, self._key_drawn)
         if self._initial:
             text, self._initial = self._initial, ""
             await self.write(text)
