@@ -220,29 +220,59 @@ async def test_streaming_markdown_splits_long_text_into_segments_at_paragraphs()
             assert "```" not in segment.source
 
 
+ANSWER_WITH_CODE = "# Steps\n\nStep 0: aaa.\n\nStep 1: bbb.\n\n```sh\nls\n```\n\nStep 2: ccc.\n\nStep 3: ddd."
+
+
 @pytest.mark.parametrize("size", [1, 13, 1000])
-async def test_only_the_last_block_of_an_answer_loses_its_bottom_margin(size):
-    """The classes that stand in for :first-child/:last-child (see widgets/streaming.py) are on
-    the first and last block only, however the text is chunked: when one append mounted several
-    blocks, the old last one kept `-last`, and the blank line after it was lost on screen."""
+async def test_only_the_outer_margins_of_an_answer_are_trimmed(size, monkeypatch):
+    """An answer's first block has no top margin, its last block no bottom margin, a paragraph
+    before a code block none either (the code block's margin is the gap); every other block keeps
+    its stylesheet's margins (a blank line between paragraphs), however the text is chunked (when
+    one append mounted several blocks, the old last one once kept its trim and the blank line
+    after it was lost on screen), and in segments of their own (see widgets/streaming.py). A
+    thought's body is not trimmed."""
     from textual.app import App
+
+    from iac_tui.widgets import streaming
+    from iac_tui.widgets.message import AgentMessage
+    from iac_tui.widgets.streaming import Segment
+
+    monkeypatch.setattr(streaming, "SEGMENT_CHARS", 5)  # a new segment at every block
 
     class Host(App):
         def compose(self):
-            yield StreamingMarkdown()
+            yield AgentMessage(id="answer")
+            yield StreamingMarkdown(id="thought")
+            yield AgentMessage(id="code-last")
 
-    text = "Step 0: aaa.\n\nStep 1: bbb.\n\nStep 2: ccc.\n\nStep 3: ddd."
     app = Host()
-    async with app.run_test(size=(60, 20)) as pilot:
-        widget = app.query_one(StreamingMarkdown)
-        for i in range(0, len(text), size):
-            await widget.write(text[i : i + size])
-        await widget.finish()
+    async with app.run_test(size=(60, 40)) as pilot:
+        answer, thought = app.query_one("#answer", AgentMessage), app.query_one("#thought", StreamingMarkdown)
+        for widget in (answer, thought):
+            for i in range(0, len(ANSWER_WITH_CODE), size):
+                await widget.write(ANSWER_WITH_CODE[i : i + size])
+            await widget.finish()
         await pilot.pause()
-        blocks = [block for document in widget.documents for block in document.children]
-        assert len(blocks) == 4
-        assert [block.has_class("-first") for block in blocks] == [True, False, False, False]
-        assert [block.has_class("-last") for block in blocks] == [False, False, False, True]
+        for widget in (answer, thought):
+            documents = widget.documents
+            assert [type(d) for d in documents] == [Segment] * 3 + [CodeBlock] + [Segment] * 2
+            blocks = [block for d in documents for block in (d.children if isinstance(d, Segment) else [d])]
+            assert len(blocks) == 6
+            margins = [(b.styles.margin.top, b.styles.margin.bottom) for b in blocks]
+            css = [(b.styles.base.margin.top, b.styles.base.margin.bottom) for b in blocks]
+            assert css[0][0] > 0 and css[2][1] > 0 and css[5][1] > 0  # (so that trimming shows)
+            if widget is thought:
+                assert margins == css
+                continue
+            trimmed = {(0, 0), (2, 1), (5, 1)}  # (block, side): the first top, before the code and the last bottom
+            assert margins == [tuple(0 if (i, side) in trimmed else m[side] for side in (0, 1)) for i, m in enumerate(css)]
+        code_last = app.query_one("#code-last", AgentMessage)  # a code block that ends the answer
+        await code_last.write("Intro.\n\n```sh\nls\n```\n")
+        await code_last.finish()
+        await pilot.pause()
+        (code,) = code_last.query_children(CodeBlock)
+        assert code.styles.base.margin.bottom > 0 and code.styles.margin.bottom == 0
+        assert code.styles.margin.top == code.styles.base.margin.top > 0
 
 
 FENCED = "Intro.\n\n```python\n" + "".join(f"x_{i} = {i}\n" for i in range(40)) + "```\n\nAfter `code`.\n\n~~~\nraw ``` inside\n~~~~\n\n- list\n  ```bash\n  ls\n  ```\n\n````md\n```\nnested\n````\nend\n"

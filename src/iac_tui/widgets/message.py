@@ -57,3 +57,5 @@ class UserMessage(VerticalGroup):
 
 class AgentMessage(StreamingMarkdown):
     """The agent's answer, streamed as Markdown (code blocks highlighted)."""
+
+    TRIM_OUTER_MARGINS = True  # the message's own margin is the gap

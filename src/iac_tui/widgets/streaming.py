@@ -38,8 +38,10 @@ import time
 
 from textual.await_complete import AwaitComplete
 from textual.containers import VerticalGroup
+from textual.geometry import Spacing
 from textual.timer import Timer
 from textual.widgets import Markdown
+from textual.widget import Widget
 from textual.widgets.markdown import MarkdownBlock
 
 from iac_tui.key_echo import KeyEchoApp
@@ -56,43 +58,69 @@ _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")  # a fence opener at column 0, 
 _MAYBE_OPENER = re.compile(r"(`{1,2}|~{1,2}|`{3,}[^\n]*|~{3,}[^\n]*)")  # an incomplete line that may become one
 
 
-class Segment(AutoHeight, Markdown):
-    """One Markdown document of a `StreamingMarkdown`. Its first and last blocks carry the
-    classes `-first` and `-last` (kept up to date as blocks are appended).
+def trim_margin(widget: Widget, *, top: bool = False, bottom: bool = False) -> None:
+    """Give `widget` its stylesheet margin without the top and/or bottom line (an inline style).
 
-    These classes stand in for `:first-child` / `:last-child` in the app's CSS: Textual restyles
-    every sibling (and all it holds) of a widget with such a rule on each mount into their
-    parent, which cost O(the segment) per appended block and O(the message) per new document.
+    Not a CSS rule: in Textual a rule's `margin-top: 0` sets the whole margin (the other sides
+    0), so a rule cannot trim one side of blocks whose margins differ; and a class changed on a
+    widget restyles it and all it holds, synchronously. An inline style only asks for a layout."""
+    css = widget.styles.base.margin
+    widget.styles.margin = Spacing(0 if top else css.top, css.right, 0 if bottom else css.bottom, css.left)
+
+
+class Segment(AutoHeight, Markdown):
+    """One Markdown document of a `StreamingMarkdown`. The outer lines of an answer go (see
+    `trim_margin`), kept up to date as blocks are appended: the first block's top margin if the
+    segment is the message's first document (`trim_top`), the last block's bottom margin while
+    `trim_bottom` (the segment is the last document, or a code block follows it, whose own
+    margin is the gap).
+
+    Not `:first-child` / `:last-child` rules: Textual restyles every sibling (and all it holds) of
+    a widget with such a rule on each mount into their parent, O(the segment) per appended block.
     """
 
-    _marked_last: MarkdownBlock | None = None  # the block that has the class `-last`
+    trim_top = False
+    trim_bottom = False
+    _trimmed: tuple[MarkdownBlock | None, MarkdownBlock | None] = (None, None)  # (first, last) as trimmed
 
     def append(self, markdown: str) -> AwaitComplete:
         appended = super().append(markdown)
 
         async def then() -> None:
             await appended
-            self._mark_ends()
+            self._trim()
 
         return AwaitComplete(then())
 
-    def _mark_ends(self) -> None:
+    def untrim_bottom(self) -> None:
+        """Another segment follows: the last block gets its bottom margin back (no more appends)."""
+        self.trim_bottom = False
+        self._trim()
+
+    def _trim(self) -> None:
         blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
         if not blocks:
             return
-        if not blocks[0].has_class("-first"):
-            blocks[0].add_class("-first")
-        last = blocks[-1]
-        if last is not self._marked_last:
-            # one append may mount several blocks: the old last one is then not blocks[-2]
-            if self._marked_last is not None:
-                self._marked_last.remove_class("-last")
-            last.add_class("-last")
-            self._marked_last = last
+        first = blocks[0] if self.trim_top else None
+        last = blocks[-1] if self.trim_bottom else None
+        if (first, last) == self._trimmed:
+            return
+        # one append may mount several blocks: the old last one is then not blocks[-2]
+        for old in self._trimmed:
+            if old is not None and old not in (first, last):
+                trim_margin(old)
+        for block in {first, last} - {None}:
+            assert block is not None
+            trim_margin(block, top=block is first, bottom=block is last)
+        self._trimmed = (first, last)
 
 
 class StreamingMarkdown(AutoHeight, VerticalGroup):
-    """A Markdown document fed by `write(chunk)`; `finish()` flushes and stops the stream."""
+    """A Markdown document fed by `write(chunk)`; `finish()` flushes and stops the stream.
+    A subclass with `TRIM_OUTER_MARGINS` has no blank line above its first block nor below its
+    last (see `Segment`)."""
+
+    TRIM_OUTER_MARGINS = False
 
     DEFAULT_CSS = """
     StreamingMarkdown { height: auto; }
@@ -268,17 +296,26 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         if self._code is not None:
             await self._code.append(text)
             return
-        # the text may hold paragraph breaks: consider starting a new segment at each one
+        # the text may hold paragraph breaks: consider starting a new segment at each one, and
+        # append what goes to one segment at once (each `Markdown.append` re-parses its last
+        # block, mounts and restyles; one per paragraph cost ~6 ms each in `bench/tui_answer.py`)
         pieces = _PARAGRAPH_END.split(text) if "\n\n" in text else (text,)
+        run = ""
         for piece in pieces:
             if not piece:
                 continue
             if self._segment is None or self._should_split(piece):
+                if run:
+                    assert self._segment is not None
+                    await self._segment.append(run)
+                    run = ""
                 await self._new_segment()
             self._segment_chars += len(piece)
             self._track(piece)
+            run += piece
+        if run:
             assert self._segment is not None
-            await self._segment.append(piece)
+            await self._segment.append(run)
 
     def _should_split(self, text: str) -> bool:
         return (
@@ -296,18 +333,24 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         self._segment_chars = 0
 
     async def _mount_document(self, document: Segment | CodeBlock) -> None:
-        """Mount the next document; it is the last (class `-last-document`), the first also
-        `-first-document`; a segment followed by a code block gets `-before-code` (the code
-        block's margin is the gap). See `Segment` for why classes and not `:first-child`."""
+        """Mount the next document, trimming the answer's outer margins (see `Segment`): a code
+        block has no bottom margin while it is the last document."""
+        if not self.TRIM_OUTER_MARGINS:
+            await self.mount(document)
+            return
         documents = self.documents
         if documents:
-            documents[-1].remove_class("-last-document")
-            if isinstance(document, CodeBlock) and isinstance(documents[-1], Segment):
-                documents[-1].add_class("-before-code")
-        else:
-            document.add_class("-first-document")
-        document.add_class("-last-document")
+            previous = documents[-1]
+            if isinstance(previous, CodeBlock):
+                trim_margin(previous)
+            elif isinstance(document, Segment):
+                previous.untrim_bottom()
+        if isinstance(document, Segment):
+            document.trim_top = not documents
+            document.trim_bottom = True
         await self.mount(document)
+        if isinstance(document, CodeBlock):
+            trim_margin(document, bottom=True)
 
     def _track(self, text: str) -> None:
         """Follow code fences and blank lines without re-reading earlier text."""
