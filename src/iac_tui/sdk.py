@@ -1,6 +1,7 @@
 """The ACP SDK (`acp`), loaded when first used, so that the app draws before it is imported.
 
-Importing `acp` costs about 1.3 s (its pydantic schema); before, the app paid it before its first
+Importing `acp` costs about 1.3 s (its pydantic schema; ~0.4 s less since its models are built
+at their first use, `internals.sdk_models_on_first_use`); before, the app paid it before its first
 paint. Modules that the app imports to draw itself take `acp` from here (`from iac_tui.sdk import
 acp`): a stand-in module that imports the SDK on its first attribute access. Modules that use the
 SDK's names at import time (the client, the connection, MCP settings) are imported by the app only
@@ -47,6 +48,12 @@ BEHIND_THE_FIRST_PAINT = (
 def load() -> None:
     """Import `BEHIND_THE_FIRST_PAINT` (blocking: call it in a thread). The app calls it once its
     first screen is drawn; the modules that draw that screen import none of these (a module
-    imported on first use here is imported where it is used, as usual: importing is idempotent)."""
+    imported on first use here is imported where it is used, as usual: importing is idempotent).
+    The SDK's models are made without reading their source and built at their first use
+    (`internals.sdk_models_on_first_use`)."""
+    from iac_tui.internals import sdk_models_on_first_use
+
+    with sdk_models_on_first_use():
+        importlib.import_module("acp")
     for name in BEHIND_THE_FIRST_PAINT:
         importlib.import_module(name)

@@ -88,3 +88,30 @@ async def test_the_footers_keys_are_textuals_footer_keys_and_mount_as_compact_as
             await pilot.pause()
             for key in footer.query(key_type):
                 assert key.compact is footer.compact and key.has_class("-compact") is footer.compact, (width, key)
+
+
+def test_inside_sdk_models_take_no_docstrings_and_are_built_at_their_first_use() -> None:
+    from importlib.metadata import version
+
+    from pydantic import BaseModel, ConfigDict
+
+    from iac_tui.internals import sdk_models_on_first_use
+
+    def documented() -> type[BaseModel]:
+        class Documented(BaseModel):
+            model_config = ConfigDict(use_attribute_docstrings=True)
+
+            name: str
+            """The name."""
+
+        return Documented
+
+    with sdk_models_on_first_use():
+        inside = documented()
+    outside = documented()
+    moved = f"pydantic {version('pydantic')} moved what iac_tui.internals.sdk_models_on_first_use relies on"
+    assert inside.model_fields["name"].description is None, f"{moved}: _fields.extract_docstrings_from_cls"
+    assert inside.__pydantic_complete__ is False, f"{moved}: _config.config_defaults['defer_build']"
+    assert outside.model_fields["name"].description == "The name." and outside.__pydantic_complete__, "not put back"
+    assert inside.model_validate({"name": "x"}).model_dump() == outside.model_validate({"name": "x"}).model_dump()
+    assert inside.__pydantic_complete__ is True
