@@ -13,7 +13,7 @@ import acp
 import httpx
 import pytest
 from acp.http import create_http_stream
-from harness import RecordingClient, write_script
+from harness import RecordingClient, http_request, write_script
 
 
 def free_port() -> int:
@@ -37,7 +37,7 @@ def http_agent(tmp_path):
     url = f"http://127.0.0.1:{port}/"
     for _ in range(200):
         try:
-            httpx.get(url, timeout=0.2)
+            http_request("GET", url, timeout=0.2)
             break
         except httpx.TransportError:
             if proc.poll() is not None:
@@ -73,7 +73,7 @@ async def test_prompt_and_session_methods_over_http(http_agent):
 
 def test_requests_without_the_token_are_refused(http_agent):
     url, _ = http_agent
-    reply = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+    reply = http_request("POST", url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
     assert reply.status_code == 401
 
 

@@ -16,7 +16,7 @@ import acp
 import httpx
 import pytest
 from acp.http import create_http_stream
-from harness import RecordingClient, write_script
+from harness import RecordingClient, http_request, write_script
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
 
@@ -55,7 +55,7 @@ def start_http(tmp_path):
         url = f"http://127.0.0.1:{port}/"
         for _ in range(400):
             try:
-                httpx.get(url, timeout=0.2)
+                http_request("GET", url, timeout=0.2)
                 break
             except httpx.TransportError:
                 if proc.poll() is not None:
@@ -84,10 +84,10 @@ def test_foreign_host_or_origin_is_refused_without_a_token(start_http):
         {"Origin": "http://[::1"},
     ]
     for headers in refused:
-        reply = httpx.post(agent.url, json=INIT, headers=headers)
+        reply = http_request("POST", agent.url, json=INIT, headers=headers)
         assert reply.status_code == 403, headers
     for headers in ({}, {"Host": f"localhost:{port}"}, {"Origin": f"http://127.0.0.1:{port}"}):
-        reply = httpx.post(agent.url, json=INIT, headers=headers)
+        reply = http_request("POST", agent.url, json=INIT, headers=headers)
         assert reply.status_code == 200, headers
         assert reply.json()["result"]["protocolVersion"] == 1
     assert "Traceback" not in agent.stderr()
@@ -96,23 +96,23 @@ def test_foreign_host_or_origin_is_refused_without_a_token(start_http):
 def test_the_bearer_scheme_is_case_insensitive(start_http):
     agent = start_http(token="s3cret-token")
     for scheme in ("Bearer", "bearer", "BEARER"):
-        reply = httpx.post(agent.url, json=INIT, headers={"Authorization": f"{scheme} s3cret-token"})
+        reply = http_request("POST", agent.url, json=INIT, headers={"Authorization": f"{scheme} s3cret-token"})
         assert reply.status_code == 200, scheme
     for value in ("Bearer wrong-token", "Basic s3cret-token", "s3cret-token", ""):
-        assert httpx.post(agent.url, json=INIT, headers={"Authorization": value}).status_code == 401, value
+        assert http_request("POST", agent.url, json=INIT, headers={"Authorization": value}).status_code == 401, value
 
 
 def test_malformed_bodies_get_400_without_a_traceback(start_http):
     agent = start_http()
     for body in (b"[" * 100_000, b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"\xff\xfe"}}', b"{nope"):
-        reply = httpx.post(agent.url, content=body, headers={"Content-Type": "application/json"})
+        reply = http_request("POST", agent.url, content=body, headers={"Content-Type": "application/json"})
         assert reply.status_code == 400, body[:40]
         assert "error" in reply.json()
     for bad_id in (True, 1.5, [1]):  # an initialize the SDK could never answer: refused at once
-        reply = httpx.post(agent.url, json={**INIT, "id": bad_id})
+        reply = http_request("POST", agent.url, json={**INIT, "id": bad_id})
         assert reply.status_code == 400 and reply.json()["error"]["code"] == -32600, bad_id
-    assert httpx.post(agent.url, json={**INIT, "jsonrpc": "1.0"}).json()["error"]["code"] == -32600
-    assert httpx.post(agent.url, json=INIT).status_code == 200
+    assert http_request("POST", agent.url, json={**INIT, "jsonrpc": "1.0"}).json()["error"]["code"] == -32600
+    assert http_request("POST", agent.url, json=INIT).status_code == 200
     assert "Traceback" not in agent.stderr()
 
 
@@ -126,7 +126,7 @@ def _peak_rss_kib(pid: int) -> int:
 def test_a_body_over_the_limit_gets_413_and_is_never_held_whole(start_http):
     limit = 4 * 1024 * 1024
     agent = start_http(max_message_bytes=str(limit))
-    assert httpx.post(agent.url, json=INIT).status_code == 200
+    assert http_request("POST", agent.url, json=INIT).status_code == 200
     before = _peak_rss_kib(agent.proc.pid)
 
     def chunks():  # 64 MiB with no Content-Length (chunked), so the server must count as it reads
@@ -134,24 +134,24 @@ def test_a_body_over_the_limit_gets_413_and_is_never_held_whole(start_http):
         for _ in range(64):
             yield piece
 
-    reply = httpx.post(agent.url, content=chunks(), headers={"Content-Type": "application/json"}, timeout=120)
+    reply = http_request("POST", agent.url, content=chunks(), headers={"Content-Type": "application/json"}, timeout=120)
     assert reply.status_code == 413
-    declared = httpx.post(agent.url, content=b"y" * (limit + 1), headers={"Content-Type": "application/json"})
+    declared = http_request("POST", agent.url, content=b"y" * (limit + 1), headers={"Content-Type": "application/json"})
     assert declared.status_code == 413
     grown_kib = _peak_rss_kib(agent.proc.pid) - before
     assert grown_kib < 2 * limit // 1024, f"peak RSS grew by {grown_kib} KiB"
-    assert httpx.post(agent.url, json=INIT).status_code == 200
+    assert http_request("POST", agent.url, json=INIT).status_code == 200
 
 
 def test_idle_connections_expire(start_http):
     agent = start_http(http_idle_timeout="3")  # long enough that a loaded machine's next request comes in time
-    reply = httpx.post(agent.url, json=INIT)
+    reply = http_request("POST", agent.url, json=INIT)
     connection = reply.headers["acp-connection-id"]
     listed = {"jsonrpc": "2.0", "id": 2, "method": "session/list", "params": {}}
-    assert httpx.post(agent.url, json=listed, headers={"Acp-Connection-Id": connection}).status_code == 202
+    assert http_request("POST", agent.url, json=listed, headers={"Acp-Connection-Id": connection}).status_code == 202
     deadline = time.monotonic() + 20
     while True:
-        status = httpx.post(agent.url, json=listed, headers={"Acp-Connection-Id": connection}).status_code
+        status = http_request("POST", agent.url, json=listed, headers={"Acp-Connection-Id": connection}).status_code
         if status == 404:
             break
         assert status == 202 and time.monotonic() < deadline
