@@ -28,9 +28,11 @@ from iac_code.core.vocabulary import THOUGHT_LEVELS
 from iac_code.providers import available_models, model_display_name
 
 
-NO_SOURCE_READING = ConfigDict(use_attribute_docstrings=False)
+NO_SOURCE_READING = ConfigDict(use_attribute_docstrings=False, defer_build=True)
 """For our subclasses of the SDK's models: its config reads each class's source for field docstrings
-(~3 ms a class at start-up, for descriptions only a JSON schema shows; see sdk_import.py)."""
+(~3 ms a class at start-up, for descriptions only a JSON schema shows; see sdk_import.py), and
+each is built at its first use, as the SDK's are (~5 ms a class: a session's `session/new` result
+is built by most agents, the load, fork and resume results by few)."""
 
 
 class ModelInfo(BaseModel):
