@@ -8,7 +8,7 @@ per layout (several a turn). So the conversation keeps its blocks in `Page`s (wh
 `PAGE_BLOCKS` blocks each), and `Parking` parks what lies more than `PARK_SCREENS` screens above
 or below the view: a page as a whole, or, in a page still in view, a finished document
 (Markdown segment, code block) of an agent message. A parked widget gets its current height as a
-fixed height and the class `-parked`, which hides its children (`display: none`, so Textual neither
+fixed height and the class `-parked`, and its children are hidden (`display: none`, so Textual neither
 arranges, places nor paints them); it looks the same from afar, and costs one widget. Whatever
 comes within `WAKE_SCREENS` screens of the view (a scroll, a jump, a new block) is woken first:
 the class and the fixed height go, its children come back as they were.
@@ -21,6 +21,7 @@ above the view would. A change of width wakes everything (every height changes).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from weakref import WeakKeyDictionary
 
 from textual.containers import ScrollableContainer, VerticalGroup
 from textual.widget import Widget
@@ -36,10 +37,8 @@ PARKED = "-parked"
 class Page(AutoHeight, VerticalGroup):
     """A run of the conversation's blocks (whole turns): what is parked as one."""
 
-    SCOPED_CSS = False  # the rule below is for parked documents too
     DEFAULT_CSS = """
     Page { height: auto; }
-    .-parked > * { display: none !important; }
     """
 
 
@@ -48,20 +47,33 @@ def is_parked(widget: Widget) -> bool:
     return widget.has_class(PARKED)
 
 
+_hidden: WeakKeyDictionary[Widget, list[tuple[Widget, object]]] = WeakKeyDictionary()  # a parked widget's children hidden, with their inline `display`
+
+
 def park(widget: Widget) -> bool:
     """Park `widget` at its current height (lines, border and padding included); False if it has
-    no children (nothing to gain) or is parked already."""
+    no children (nothing to gain) or is parked already.
+
+    Inline styles, not a CSS rule: a class changed on a widget restyles it and all it holds,
+    synchronously (a parked document's restyle was ~3% of the app's CPU in `bench/tui_answer.py`);
+    the class `-parked` only marks it (`update=False`)."""
     if not widget.children or is_parked(widget):
         return False
     widget.styles.height = widget.outer_size.height
-    widget.add_class(PARKED)
+    hidden = [(child, child.styles.inline.get_rule("display", None)) for child in widget.children if child.display]
+    for child, _display in hidden:
+        child.display = False
+    _hidden[widget] = hidden
+    widget.add_class(PARKED, update=False)
     return True
 
 
 def wake(widget: Widget) -> None:
     """Undo `park`: the height its CSS gives it, its children as they were."""
     if is_parked(widget):
-        widget.remove_class(PARKED)
+        widget.remove_class(PARKED, update=False)
+        for child, display in _hidden.pop(widget, []):
+            child.styles.display = display  # type: ignore[assignment]  # what it was inline (None: the stylesheet's)
         widget.styles.height = None  # the inline height goes; the stylesheet's applies
 
 
