@@ -19,6 +19,12 @@ drawn) and their ratio; the lag of lines behind their chunk (median, p95, max); 
 (median, p95, max, keys never echoed within 5 s); the load average before and after. A ratio of
 1.0 means the app keeps up. Also printed: the median lag in each tenth of the answer (a lag that
 grows along the answer is a cost that grows with its length) and the app's CPU time.
+Before the stream, `--idle-keys` keys (digits, at the same intervals) are typed into the idle app
+and their echo measured the same way: the floor, in the same run, that the echo during the
+stream is set against (seconds differ between machines; the ratio less).
+`--cpu-share F` runs the app (and the agent it starts) in a cgroup allowed F of one CPU in
+10-ms periods: a burst of work takes about 1/F as long, as on a slower machine (it needs root and
+the cgroup cpu controller, v1 or v2; the bench, which measures, runs outside it).
 `--src DIR` runs another checkout's `iac_tui` (to compare before and after);
 `TUI_ANSWER_PYSPY=FILE` records a py-spy profile of the app (raw collapsed stacks) while it
 streams. Nothing here asserts a threshold.
@@ -233,6 +239,46 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(len(values) * p))]
 
 
+def cpu_limited(argv: list[str], share: float) -> tuple[list[str], Path]:
+    """`argv` run in a new cgroup allowed `share` of one CPU (quota per 10-ms period), and the
+    cgroup's directory (removed by the caller once the processes in it have exited). Raises
+    SystemExit, saying why, where no cgroup can be made (not root, no cpu controller)."""
+    period = 10_000  # microseconds
+    quota = max(1_000, int(share * period))
+    name = f"tui-answer-{os.getpid()}"
+    try:
+        if Path("/sys/fs/cgroup/cgroup.controllers").exists():  # cgroup v2
+            root = Path("/sys/fs/cgroup")
+            if "cpu" not in (root / "cgroup.subtree_control").read_text().split():
+                (root / "cgroup.subtree_control").write_text("+cpu")
+            group = root / name
+            group.mkdir()
+            (group / "cpu.max").write_text(f"{quota} {period}")
+        else:  # cgroup v1
+            group = Path("/sys/fs/cgroup/cpu") / name
+            group.mkdir()
+            (group / "cpu.cfs_period_us").write_text(str(period))
+            (group / "cpu.cfs_quota_us").write_text(str(quota))
+    except OSError as error:
+        raise SystemExit(f"--cpu-share needs a cgroup with the cpu controller that this user may create: {error}") from None
+    return ["/bin/sh", "-c", f'echo $$ > {shlex.quote(str(group / "cgroup.procs"))} && exec "$@"', "sh", *argv], group
+
+
+def type_and_wait(term: Terminal, text: str, key: str) -> float | None:
+    """Type `key` into the prompt box, whose text is then `text`; seconds until the terminal shows
+    the end of `text`, or None if not within 5 s."""
+    term.found = None
+    term.wanted = (text[-12:], time.monotonic())
+    term.write(key.encode())
+    while time.monotonic() - term.wanted[1] < 5:
+        term.pump(0.002)
+        if term.found is not None:
+            found, term.wanted = term.found - term.wanted[1], None
+            return found
+    term.wanted = None
+    return None
+
+
 def measure(args: argparse.Namespace) -> dict:
     text = make_answer(args.lines)
     work = Path(tempfile.mkdtemp(prefix="tui-answer-"))
@@ -241,19 +287,40 @@ def measure(args: argparse.Namespace) -> dict:
     agent = shlex.join([sys.executable, __file__, "--agent", "--times", str(times), "--lines", str(args.lines), "--chunk", str(args.chunk), "--rate", str(args.rate)])
     env = dict(os.environ, TERM="xterm-256color", IAC_TUI_MAX_ROWS=str(args.max_rows), HOME=str(work))
     env["PYTHONPATH"] = str(args.src) + os.pathsep + env.get("PYTHONPATH", "")
-    term = Terminal([sys.executable, "-m", "iac_tui", str(work / "project"), "--agent", agent], env)
+    argv = [sys.executable, "-m", "iac_tui", str(work / "project"), "--agent", agent]
+    group = None
+    if args.cpu_share:
+        argv, group = cpu_limited(argv, args.cpu_share)
+    term = Terminal(argv, env)
     load_before = os.getloadavg()[0]
     try:
         if not term.wait_for("new session", 60):
             raise SystemExit("the app did not get ready within 60 s")
         term.pump(0.5)
+        jitter = random.Random(7)  # the same intervals in every run
+
+        def interval() -> float:
+            return args.keys_every * (1 + args.keys_jitter * (2 * jitter.random() - 1))
+
+        idle: list[float] = []  # the floor: keys typed while nothing streams
+        prompt = "stream "
+        if args.idle_keys:
+            type_and_wait(term, prompt, prompt)
+            for i in range(args.idle_keys):
+                time.sleep(interval())
+                prompt += str(i % 10)
+                echo = type_and_wait(term, prompt, prompt[-1])
+                if echo is not None:
+                    idle.append(echo)
+        else:
+            term.write(prompt.encode())
         profiler = None
         if os.environ.get("TUI_ANSWER_PYSPY"):  # profile the app while it streams: a collapsed-stack file
             import subprocess
 
             profiler = subprocess.Popen(["py-spy", "record", "-p", str(term.pid), "-f", "raw", "-o", os.environ["TUI_ANSWER_PYSPY"], "-r", "50"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cpu_start = app_cpu_seconds(term.pid)
-        term.write(b"stream\r")
+        term.write(b"\r")
         last_line = text.count("\n")
         last_marked = max(int(m.group(1)) for m in re.finditer(r"Q(\d+)Q", text))
         echoes: list[float] = []
@@ -261,7 +328,6 @@ def measure(args: argparse.Namespace) -> dict:
         typed = "ZZ"  # a prefix, so that the awaited prompt text is unique on the screen
         term.write(typed.encode())
         next_key = time.monotonic() + 1.0
-        jitter = random.Random(7)  # the same intervals in every run
         deadline = time.monotonic() + args.timeout
         while time.monotonic() < deadline:
             term.pump(0.002)
@@ -279,7 +345,7 @@ def measure(args: argparse.Namespace) -> dict:
                 term.found = None
                 term.wanted = (typed[-12:], time.monotonic())
                 term.write(typed[-1].encode())
-                next_key = now + args.keys_every * (1 + args.keys_jitter * (2 * jitter.random() - 1))
+                next_key = now + interval()
             if not streaming:
                 if last_marked in term.markers:
                     break
@@ -290,6 +356,11 @@ def measure(args: argparse.Namespace) -> dict:
             profiler.wait()
     finally:
         term.close()
+        if group is not None:
+            try:
+                group.rmdir()
+            except OSError:
+                pass
     sent = json.loads(times.read_text()) if times.exists() else None
     if sent is None:
         raise SystemExit("the agent did not finish sending within the timeout")
@@ -337,6 +408,10 @@ def measure(args: argparse.Namespace) -> dict:
         "echo_median_ms": statistics.median(echoes) * 1000 if echoes else float("nan"),
         "echo_p95_ms": pct(echoes, 0.95) * 1000 if echoes else float("nan"),
         "echo_max_ms": max(echoes) * 1000 if echoes else float("nan"),
+        "idle_echo_n": len(idle),
+        "idle_echo_median_ms": statistics.median(idle) * 1000 if idle else float("nan"),
+        "idle_echo_p95_ms": pct(idle, 0.95) * 1000 if idle else float("nan"),
+        "cpu_share": args.cpu_share,
         "app_cpu_s": cpu,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
@@ -350,6 +425,8 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=200, help="chunks a second")
     parser.add_argument("--keys-every", type=float, default=0.25, help="seconds between typed keys")
     parser.add_argument("--keys-jitter", type=float, default=0.0, help="each interval drawn uniformly within +- this fraction of --keys-every (0.8: 0.05-0.45 s), as a person types")
+    parser.add_argument("--idle-keys", type=int, default=20, help="keys typed into the idle app before the stream (the echo's floor)")
+    parser.add_argument("--cpu-share", type=float, default=0.0, help="run the app in a cgroup allowed this share of one CPU (e.g. 0.55: a ~1.8x slower machine); needs root")
     parser.add_argument("--max-rows", type=int, default=2500, help="IAC_TUI_MAX_ROWS of the app")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the source tree whose iac_tui runs (e.g. another checkout's, to compare)")
@@ -363,7 +440,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(r))
         return 0
-    print(f"iac-tui long answer ({os.cpu_count()} cores; load average {r['load_before']:.1f} before, {r['load_after']:.1f} after), pty 120x40")
+    share = f"; the app limited to {args.cpu_share:g} of a CPU" if args.cpu_share else ""
+    print(f"iac-tui long answer ({os.cpu_count()} cores; load average {r['load_before']:.1f} before, {r['load_after']:.1f} after{share}), pty 120x40")
     print(f"  answer: {r['lines']:,} lines, {r['chars']:,} characters, {r['chunks']:,} chunks of {args.chunk} at {args.rate:.0f}/s")
     print(f"  send time {r['send_s']:.1f} s (the agent fell behind its schedule by up to {r['sent_late_s']:.2f} s)")
     print(f"  drawn time {r['drawn_s']:.1f} s: x{r['ratio']:.2f} the send time ({r['lines_seen']:,} of {r['lines_marked']:,} lines drawn; the others scrolled past between two frames)")
@@ -371,6 +449,8 @@ def main() -> int:
     print(f"  line drawn after its chunk was due: median {r['lag_median_s']:.2f} s, p95 {r['lag_p95_s']:.2f} s, max {r['lag_max_s']:.2f} s")
     print(f"  median lag in each tenth of the answer: {' '.join(f'{t:.2f}' for t in r['lag_tenths_s'])} s")
     print(f"  keystroke -> echo ({r['echo_n']} keys, {r['echo_missed']} not echoed within 5 s): median {r['echo_median_ms']:.0f} ms, p95 {r['echo_p95_ms']:.0f} ms, max {r['echo_max_ms']:.0f} ms")
+    if r["idle_echo_n"]:
+        print(f"  keystroke -> echo in the idle app before it ({r['idle_echo_n']} keys): median {r['idle_echo_median_ms']:.0f} ms, p95 {r['idle_echo_p95_ms']:.0f} ms; during the stream p95 x{r['echo_p95_ms'] / r['idle_echo_p95_ms']:.1f} that")
     return 0
 
 
