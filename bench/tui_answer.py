@@ -19,12 +19,13 @@ drawn) and their ratio; the lag of lines behind their chunk (median, p95, max); 
 (median, p95, max, keys never echoed within 5 s); the load average before and after. A ratio of
 1.0 means the app keeps up. Also printed: the median lag in each tenth of the answer (a lag that
 grows along the answer is a cost that grows with its length) and the app's CPU time.
-Before the stream, `--idle-keys` keys (digits, at the same intervals) are typed into the idle app
+Before the stream, `--idle-keys` keys (digits, at intervals drawn the same way) are typed into the idle app
 and their echo measured the same way: the floor, in the same run, that the echo during the
 stream is set against (seconds differ between machines; the ratio less).
 `--cpu-share F` runs the app (and the agent it starts) in a cgroup allowed F of one CPU in
-10-ms periods: a burst of work takes about 1/F as long, as on a slower machine (it needs root and
-the cgroup cpu controller, v1 or v2; the bench, which measures, runs outside it).
+10-ms periods: a burst of work longer than F x 10 ms takes about 1/F times as long, as on a
+slower machine (it needs root and the cgroup cpu controller, v1 or v2; the bench, which
+measures, runs outside it).
 `--src DIR` runs another checkout's `iac_tui` (to compare before and after);
 `TUI_ANSWER_PYSPY=FILE` records a py-spy profile of the app (raw collapsed stacks) while it
 streams. Nothing here asserts a threshold.
@@ -297,17 +298,18 @@ def measure(args: argparse.Namespace) -> dict:
         if not term.wait_for("new session", 60):
             raise SystemExit("the app did not get ready within 60 s")
         term.pump(0.5)
-        jitter = random.Random(7)  # the same intervals in every run
+        jitter = random.Random(7)  # the same intervals in every run (the stream's)
 
-        def interval() -> float:
-            return args.keys_every * (1 + args.keys_jitter * (2 * jitter.random() - 1))
+        def interval(rng: random.Random = jitter) -> float:
+            return args.keys_every * (1 + args.keys_jitter * (2 * rng.random() - 1))
 
         idle: list[float] = []  # the floor: keys typed while nothing streams
         prompt = "stream "
         if args.idle_keys:
             type_and_wait(term, prompt, prompt)
+            idle_jitter = random.Random(8)
             for i in range(args.idle_keys):
-                time.sleep(interval())
+                time.sleep(interval(idle_jitter))
                 prompt += str(i % 10)
                 echo = type_and_wait(term, prompt, prompt[-1])
                 if echo is not None:
