@@ -19,9 +19,9 @@ drawn) and their ratio; the lag of lines behind their chunk (median, p95, max); 
 (median, p95, max, keys never echoed within 5 s); the load average before and after. A ratio of
 1.0 means the app keeps up. Also printed: the median lag in each tenth of the answer (a lag that
 grows along the answer is a cost that grows with its length) and the app's CPU time.
-Before the stream, `--idle-keys` keys (digits, at intervals drawn the same way) are typed into the idle app
-and their echo measured the same way: the floor, in the same run, that the echo during the
-stream is set against (seconds differ between machines; the ratio less).
+Before the stream, `--idle-keys` keys (digits, at intervals drawn the same way) are typed into
+the idle app and their echo measured the same way: the floor, in the same run, that the echo
+during the stream is set against (seconds differ between machines; the ratio less).
 `--cpu-share F` runs the app (and the agent it starts) in a cgroup allowed F of one CPU in
 10-ms periods: a burst of work longer than F x 10 ms takes about 1/F times as long, as on a
 slower machine (it needs root and the cgroup cpu controller, v1 or v2; the bench, which
@@ -265,12 +265,19 @@ def cpu_limited(argv: list[str], share: float) -> tuple[list[str], Path]:
     return ["/bin/sh", "-c", f'echo $$ > {shlex.quote(str(group / "cgroup.procs"))} && exec "$@"', "sh", *argv], group
 
 
-def type_and_wait(term: Terminal, text: str, key: str) -> float | None:
-    """Type `key` into the prompt box, whose text is then `text`; seconds until the terminal shows
-    the end of `text`, or None if not within 5 s."""
+def type_key(term: Terminal, text: str, key: str) -> None:
+    """Type `key` into the prompt box, whose text is then `text`: the terminal now awaits the
+    end of `text` (`term.wanted`, with the time typed; `term.found` once it shows)."""
     term.found = None
     term.wanted = (text[-12:], time.monotonic())
     term.write(key.encode())
+
+
+def type_and_wait(term: Terminal, text: str, key: str) -> float | None:
+    """`type_key`, then seconds until the terminal shows the end of `text`, or None if not
+    within 5 s."""
+    type_key(term, text, key)
+    assert term.wanted is not None
     while time.monotonic() - term.wanted[1] < 5:
         term.pump(0.002)
         if term.found is not None:
@@ -344,9 +351,7 @@ def measure(args: argparse.Namespace) -> dict:
             streaming = not times.exists()
             if term.wanted is None and streaming and now >= next_key and len(typed) < 100:
                 typed += KEYS[len(typed) % len(KEYS)]
-                term.found = None
-                term.wanted = (typed[-12:], time.monotonic())
-                term.write(typed[-1].encode())
+                type_key(term, typed, typed[-1])
                 next_key = now + interval()
             if not streaming:
                 if last_marked in term.markers:
