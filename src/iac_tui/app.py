@@ -196,6 +196,12 @@ class IacTui(KeyEchoApp):
         """The status bar."""
         return self.query_one(StatusBar)
 
+    def on_load(self) -> None:
+        """The app runs, its first screen not yet drawn: the pacer takes over Python's full
+        collections now, so that none runs during the first paint (`iac_tui.gc_pacing`)."""
+        if self._pace_gc:
+            self.gc_pacer.start()
+
     def on_mount(self) -> None:
         prompt = self.prompt_box
         prompt.take_queued = self.turns.take_queued
@@ -207,8 +213,7 @@ class IacTui(KeyEchoApp):
         self.status.set_title("starting the agent…")
         self.indicator.start("Starting the agent…", hint="")
         self.call_after_refresh(self.agents.start)  # behind the first paint: see `AgentController.start`
-        if self._pace_gc:  # full collections paced around keys (iac_tui.gc_pacing)
-            self.call_after_refresh(self.gc_pacer.start)
+        if self._pace_gc:  # full collections paced around keys (iac_tui.gc_pacing; started in on_load)
             self.set_interval(TICK, self.gc_pacer.tick)
         if not self.is_headless:
             self.quit_signals.install()

@@ -27,8 +27,9 @@ collections off and runs two kinds of its own, from `tick()` (the app calls it e
   walks the frozen objects, about 55 ms at the end of that answer on a loaded machine.)
 
 With it (same bench and load): 36 full collections, 2.0 s in all instead of 7.5 s; recent ones
-11-49 ms, whole ones 0.2-0.3 s, during the typing one or two. `stop()` gives Python its
-thresholds back and unfreezes. One pacer has the collector at a time (a second `start()` in the
+11-49 ms, whole ones 0.2-0.3 s, during the typing one or two. `start()` (before the app's first
+paint) only freezes the start-up heap; the first whole collection comes once it has grown.
+`stop()` gives Python its thresholds back and unfreezes. One pacer has the collector at a time (a second `start()` in the
 process does nothing).
 """
 
@@ -96,9 +97,13 @@ class GcPacer:
         return self._thresholds is not None
 
     def start(self) -> None:
-        """Take over full collections: a whole collection (it freezes the start-up heap), then
-        Python's automatic full collections off. Does nothing where the pacer does not apply or
-        while another one has the collector."""
+        """Take over full collections: Python's automatic full collections off, and the heap as
+        it is frozen (the app's modules, classes and start-up objects: no collection walks them
+        again until a whole one). The app starts the pacer before its first paint. Not collected
+        first: at launch a whole collection (30-40 ms) held the interpreter between the frame that
+        drew the first key and the writing of that frame, and Python's own full collection had
+        run during the first paint (`bench/tui_large.py --only launch`). Does nothing where the
+        pacer does not apply or while another one has the collector."""
         global _owner
         if not self.applies or _owner is not None:
             return
@@ -106,7 +111,9 @@ class GcPacer:
         self._thresholds = self._gc.get_threshold()
         t0, t1, _ = self._thresholds
         self._gc.set_threshold(t0, t1, _OFF)
-        self.collect_whole()
+        self._whole_froze = len(self._gc.get_objects())
+        self._frozen_since = 0
+        self._gc.freeze()
 
     def stop(self) -> None:
         """Give full collections back to Python (its thresholds) and unfreeze (idempotent)."""

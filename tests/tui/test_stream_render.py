@@ -162,6 +162,32 @@ async def test_the_spinner_repaints_without_laying_out_the_screen(monkeypatch):
         assert layouts["WorkingIndicator"] == layouts_before
 
 
+async def test_the_pacer_has_the_collector_before_the_first_screen_mounts(ws):
+    """The pacer takes over before the first paint (`IacTui.on_load`), so no automatic full
+    collection runs during it, and it collects nothing then (a whole collection at launch held
+    the interpreter before the first key's echo was written: `bench/tui_large.py --only launch`)."""
+    from textual import events
+
+    from tui_support import ready
+
+    app = ws.app(gc_pacing=True)
+    if not app.gc_pacer.applies:
+        pytest.skip("the pacer applies before Python 3.14")
+    at_mount: list[tuple[bool, int]] = []
+
+    def hook(message) -> None:  # noqa: ANN001
+        if isinstance(message, events.Mount) and not at_mount:  # the first widget mounted, before the first paint
+            at_mount.append((app.gc_pacer.active, gc.get_threshold()[2]))
+
+    try:
+        async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
+            await ready(pilot)
+            assert at_mount and at_mount[0][0] and at_mount[0][1] > 10**6
+            assert app.gc_pacer.whole_runs == 0  # started by freezing, not collecting
+    finally:
+        app.gc_pacer.stop()
+
+
 async def test_while_an_answer_streams_and_keys_are_typed_every_full_collection_is_the_apps_own(ws):
     """Python's automatic full (generation-2) collections, which walk the whole heap, are off
     while the app runs (`iac_tui.gc_pacing`): every one that runs is the pacer's, its recent
