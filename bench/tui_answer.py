@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import fcntl
 import json
 import os
@@ -295,6 +296,7 @@ def measure(args: argparse.Namespace) -> dict:
     agent = shlex.join([sys.executable, __file__, "--agent", "--times", str(times), "--lines", str(args.lines), "--chunk", str(args.chunk), "--rate", str(args.rate)])
     env = dict(os.environ, TERM="xterm-256color", IAC_TUI_MAX_ROWS=str(args.max_rows), HOME=str(work))
     env["PYTHONPATH"] = str(args.src) + os.pathsep + env.get("PYTHONPATH", "")
+    compileall.compile_dir(str(args.src), quiet=1)  # its bytecode, as an installed package has it
     argv = [sys.executable, "-m", "iac_tui", str(work / "project"), "--agent", agent]
     group = None
     if args.cpu_share:

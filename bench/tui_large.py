@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import fcntl
 import json
 import os
@@ -96,6 +97,13 @@ class Launch:
     opened: float | None = None
 
 
+def compile_tree(src: Path) -> None:
+    """Write the bytecode of `src`'s modules, as installing a package does (Textual's was written
+    when it was installed): with `PYTHONDONTWRITEBYTECODE` set, or bytecode older than the source,
+    every launch compiled the app's changed modules again and the ratio measured that."""
+    compileall.compile_dir(str(src), quiet=1)
+
+
 def launch_once(argv: list[str], env: dict[str, str], session: bool) -> Launch:
     """Run `python argv` in a 120x40 pseudo-terminal; type a key once the prompt box shows;
     wait for its echo (and for "new session" on the screen when `session`)."""
@@ -142,7 +150,9 @@ def bench_launch(repeat: int) -> list[tuple[str, str]]:
     script = work / "script.json"
     script.write_text(json.dumps({"turns": []}))
     env = dict(os.environ, IAC_CODE_MODEL="scripted", IAC_CODE_SCRIPT=str(script), IAC_CODE_CONFIG_DIR=str(work / "cfg"), TERM="xterm-256color", HOME=str(work))
-    env["PYTHONPATH"] = os.environ.get("TUI_BENCH_SRC", str(ROOT / "src")) + os.pathsep + env.get("PYTHONPATH", "")  # another checkout, to compare
+    src = os.environ.get("TUI_BENCH_SRC", str(ROOT / "src"))  # another checkout, to compare
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    compile_tree(Path(src))
     app: list[Launch] = []
     minimal: list[Launch] = []
     for _ in range(repeat):
