@@ -9,6 +9,7 @@ from textual.widget import Widget
 
 from iac_tui.widgets.conversation import Conversation
 from iac_tui.widgets.message import AgentMessage, UserMessage
+from iac_tui.widgets.parking import is_parked
 
 
 class Host(App):
@@ -62,3 +63,37 @@ async def test_a_layout_walks_as_many_widgets_at_32_blocks_as_at_16_and_a_parked
         assert laid_out(answer) > 0 and "point 5 of answer 0" in answer.source
         assert conversation.virtual_size.height == height  # parked pages kept their heights: nothing jumped
         assert [m.text for m in conversation.query(UserMessage)] == [f"question {i}" for i in range(16)]
+
+
+async def test_a_long_answers_far_chapters_are_parked_whole_so_a_layout_walks_as_much_at_120_paragraphs_as_at_60(monkeypatch):
+    """An answer still streaming keeps its documents in chapters (`widgets/streaming.py`); a
+    chapter far from the view is parked as one widget, so what a layout arranges of the answer
+    does not grow with it (each document parked on its own was one widget more per document).
+    Scrolled back, the first chapter comes back whole."""
+    from iac_tui.widgets import streaming
+    from iac_tui.widgets.streaming import Chapter, Segment
+
+    monkeypatch.setattr(streaming, "SEGMENT_CHARS", 300)  # a segment per paragraph or two
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        await conversation.add_user("a long answer")
+        walked = {}
+        for i in range(120):
+            await conversation.agent_text(f"Paragraph {i}: " + " ".join(f"w{i}x{k}" for k in range(50)) + "\n\n")
+            if i + 1 in (60, 120):
+                await pilot.pause()
+                await pilot.pause()
+                answer = conversation.query_one(AgentMessage)
+                walked[i + 1] = laid_out(answer)
+        chapters = list(answer.query(Chapter))
+        assert len(answer.documents) >= 100 and len(chapters) >= 12
+        assert sum(map(is_parked, chapters)) >= len(chapters) - 3  # far ones parked whole (the view and 2 screens above it hold ~2)
+        assert walked[120] < walked[60] * 1.2  # (each document parked on its own: 73 -> 131 widgets)
+        conversation.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        first = answer.documents[0]
+        assert isinstance(first, Segment) and first.display and first.region.height > 0 and first.region.y >= 0
+        assert all(block.display for block in first.children)  # woken with its chapter
+        assert "Paragraph 0:" in first.source and answer.source.count("Paragraph") == 120

@@ -210,11 +210,11 @@ async def test_streaming_markdown_splits_long_text_into_segments_at_paragraphs()
             await widget.write(piece + " ")
         await widget.finish()
         await pilot.pause()
-        segments = list(widget.query_children(Markdown))  # the Markdown documents it shows
+        segments = [d for d in widget.documents if isinstance(d, Markdown)]  # the Markdown documents it shows
         assert len(segments) >= 3
         assert "".join(d.source for d in widget.documents) == widget.source
         # the code fence is one code block, of its own
-        (code,) = widget.query_children(CodeBlock)
+        (code,) = [d for d in widget.documents if isinstance(d, CodeBlock)]
         assert code.source == fence.removesuffix("\n")
         for segment in segments:
             assert "```" not in segment.source
@@ -270,7 +270,7 @@ async def test_only_the_outer_margins_of_an_answer_are_trimmed(size, monkeypatch
         await code_last.write("Intro.\n\n```sh\nls\n```\n")
         await code_last.finish()
         await pilot.pause()
-        (code,) = code_last.query_children(CodeBlock)
+        (code,) = [d for d in code_last.documents if isinstance(d, CodeBlock)]
         assert code.styles.base.margin.bottom > 0 and code.styles.margin.bottom == 0
         assert code.styles.margin.top == code.styles.base.margin.top > 0
 
@@ -296,7 +296,7 @@ async def test_fenced_code_streams_into_code_blocks_whatever_the_chunks(size):
         await widget.finish()
         await pilot.pause()
         assert "".join(d.source for d in widget.documents) == FENCED == widget.source
-        blocks = list(widget.query_children(CodeBlock))
+        blocks = [d for d in widget.documents if isinstance(d, CodeBlock)]
         assert [(b.language, b.code) for b in blocks] == [
             ("python", "".join(f"x_{i} = {i}\n" for i in range(40))),
             ("", "raw ``` inside\n"),

@@ -6,8 +6,9 @@ thousands (each Markdown block, code piece, tool-call part is one). That cost gr
 conversation: a 5,000-line answer placed ~400 widgets per update, a 300-block session ~1,400
 per layout (several a turn). So the conversation keeps its blocks in `Page`s (whole turns, about
 `PAGE_BLOCKS` blocks each), and `Parking` parks what lies more than `PARK_SCREENS` screens above
-or below the view: a page as a whole, or, in a page still in view, a finished document
-(Markdown segment, code block) of an agent message. A parked widget gets its current height as a
+or below the view: a page as a whole, or, in a page still in view, a chapter of an agent
+message (`widgets/streaming.py`) or, in a chapter near the view, a finished document (Markdown
+segment, code block). A parked widget gets its current height as a
 fixed height and the class `-parked`, and its children are hidden (`display: none`, so Textual neither
 arranges, places nor paints them); it looks the same from afar, and costs one widget. Whatever
 comes within `WAKE_SCREENS` screens of the view (a scroll, a jump, a new block) is woken first:
@@ -20,7 +21,7 @@ above the view would. A change of width wakes everything (every height changes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from weakref import WeakKeyDictionary
 
 from textual.containers import ScrollableContainer, VerticalGroup
@@ -77,17 +78,19 @@ def wake(widget: Widget) -> None:
         widget.styles.height = None  # the inline height goes; the stylesheet's applies
 
 
-def documents(block: Widget) -> list[Widget]:
-    """The documents of an agent message (its Markdown segments and code blocks), or []."""
-    found = getattr(block, "documents", None)
+def parts(widget: Widget) -> list[Widget]:
+    """What of `widget` may be parked one by one, in order (its `parts`: an agent message's
+    chapters, a chapter's documents), or []."""
+    found = getattr(widget, "parts", None)
     return list(found) if isinstance(found, list) else []
 
 
 class Parking:
-    """Parks and wakes the pages of `view` (a scrolling column of `Page`s) and the documents of
-    the agent messages in them. `live(block)` says whether a block may still change its height
-    (streaming, a running tool call, a question awaiting an answer): a live block is never
-    parked, nor its page.
+    """Parks and wakes the pages of `view` (a scrolling column of `Page`s) and, in a page still
+    near the view, the parts of the blocks in it (`parts`: an agent message's chapters and, in a
+    chapter near the view, its documents). `live(block)` says whether a block may still change
+    its height (streaming, a running tool call, a question awaiting an answer): a live block is
+    never parked, nor its page, nor the last part of a message still being written.
 
     Call `after_layout()` once the screen is laid out (parks), `near_view()` when the view
     scrolls (wakes before the next paint), `wake_all()` before changing many blocks at once.
@@ -97,7 +100,7 @@ class Parking:
         self.view = view
         self.live = live
         self.awake: dict[Page, None] = {}  # pages with something that may be parked
-        self.parked: dict[Widget, Page] = {}  # parked pages and documents, with their page
+        self.parked: dict[Widget, Page] = {}  # parked pages and parts, with their page
         self._width = 0
 
     def watch(self, page: Page) -> None:
@@ -135,24 +138,22 @@ class Parking:
                     self.parked[page] = page
                     del self.awake[page]
                     continue
-            self._park_documents(page, blocks, y, top, bottom, focused)  # the page stays awake: checked again
+            for block in blocks:  # the page stays awake: checked again
+                self._park_parts(block, page, top, bottom, focused, open_last=not getattr(block, "finished", True))
 
-    def _park_documents(self, page: Page, blocks: Iterable[Widget], page_y: int, top: int, bottom: int, focused: Widget | None) -> None:
-        """Park the far documents of the agent messages among `blocks` (of a page at `page_y`)."""
-        for block in blocks:
-            docs = documents(block)
-            if not docs:
+    def _park_parts(self, widget: Widget, page: Page, top: int, bottom: int, focused: Widget | None, open_last: bool) -> None:
+        """Park the far parts of `widget` (in `page`); look into those near the view. With
+        `open_last`, the last part is being written: not parked (but looked into)."""
+        found = parts(widget)
+        for index, part in enumerate(found):
+            if is_parked(part):
                 continue
-            finished = getattr(block, "finished", True)
-            block_y = page_y + block.virtual_region.y + block.styles.gutter.top
-            for index, doc in enumerate(docs):
-                if is_parked(doc):
-                    continue
-                if (index == len(docs) - 1 and not finished) or self._holds(doc, focused):
-                    continue
-                y = block_y + doc.virtual_region.y
-                if self._far(y, y + doc.outer_size.height, top, bottom) and park(doc):
-                    self.parked[doc] = page
+            writing = open_last and index == len(found) - 1
+            y = self._y(part, page)
+            if self._far(y, y + part.outer_size.height, top, bottom) and not writing and not self._holds(part, focused) and park(part):
+                self.parked[part] = page
+            else:
+                self._park_parts(part, page, top, bottom, focused, open_last=writing)
 
     def near_view(self) -> None:
         """Wake what the view has come near (it scrolled)."""
@@ -160,17 +161,14 @@ class Parking:
             return
         top, bottom = self._window(WAKE_SCREENS)
         for widget, page in list(self.parked.items()):
+            if widget not in self.parked:
+                continue  # woken meanwhile, with what holds it
             if widget.parent is None:  # gone (pruned, cleared)
                 del self.parked[widget]
                 continue
-            if widget is page:
-                y = self._top(page)
-            elif page in self.parked:
-                continue  # a document in a parked page: woken with its page
-            else:
-                block = widget.parent
-                assert isinstance(block, Widget)  # (the agent message holding the document)
-                y = self._top(page) + block.virtual_region.y + block.styles.gutter.top + widget.virtual_region.y
+            if self._in_parked(widget, page):
+                continue  # woken with what holds it
+            y = self._y(widget, page)
             if not self._far(y, y + widget.outer_size.height, top, bottom):
                 self._wake(widget, page)
 
@@ -180,14 +178,24 @@ class Parking:
             self._wake(widget, page)
 
     def _wake(self, widget: Widget, page: Page) -> None:
+        """Wake `widget` and what is parked within it (it is in view with it; what is far is
+        parked again after the next layout)."""
         wake(widget)
         self.parked.pop(widget, None)
-        if widget is page:  # and its documents: they are in view with it
-            for doc, doc_page in list(self.parked.items()):
-                if doc_page is page:
-                    wake(doc)
-                    del self.parked[doc]
+        for part, part_page in list(self.parked.items()):
+            if part_page is page and widget in part.ancestors:
+                wake(part)
+                del self.parked[part]
         self.awake[page] = None
+
+    def _in_parked(self, widget: Widget, page: Page) -> bool:
+        """Whether something that holds `widget` (up to its page) is parked."""
+        node = widget
+        while node is not page and isinstance(node.parent, Widget):
+            node = node.parent
+            if node in self.parked:
+                return True
+        return False
 
     def _window(self, screens: int) -> tuple[int, int]:
         """The lines of the view's virtual space within `screens` view heights of the view."""
@@ -197,6 +205,18 @@ class Parking:
 
     def _top(self, page: Page) -> int:
         return page.virtual_region.y
+
+    def _y(self, widget: Widget, page: Page) -> int:
+        """The line of the view's virtual space where `widget` (`page` or within it) begins: a
+        widget's `virtual_region` is relative to its parent's content, inside its gutter."""
+        y = self._top(page)
+        node = widget
+        while node is not page:
+            parent = node.parent
+            assert isinstance(parent, Widget)
+            y += node.virtual_region.y + parent.styles.gutter.top
+            node = parent
+        return y
 
     @staticmethod
     def _far(y: int, end: int, top: int, bottom: int) -> bool:

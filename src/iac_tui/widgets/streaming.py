@@ -14,6 +14,12 @@ re-highlights its last few lines; the Markdown text after it starts a new segmen
 may still turn out to be a fence line (it starts with a backtick or a tilde) is held back until
 it is complete enough to tell.
 
+The documents (segments and code blocks) are held in `Chapter`s of `CHAPTER_DOCUMENTS`, which
+parking (`iac_tui.widgets.parking`) parks as one once far from the view: every layout pass arranges
+and places each displayed widget, and a 5,000-line answer holds ~65 documents, so with each
+parked on its own a layout cost grew along the answer (reflow 4.5 ms in its first fifth, 14 ms in
+its last, `bench/tui_answer.py`).
+
 Chunks are gathered for up to `FLUSH_INTERVAL` before they are written: one `append` and one
 layout per flush, not per chunk (`bench/tui_stream.py`, 10,000 chunks, in-process agent, idle
 2-core machine: 1.34 s with the gathering, 5.77 s without, `--flush-interval 0`). A flush awaits
@@ -49,6 +55,7 @@ from iac_tui.widgets.auto_height import AutoHeight
 from iac_tui.widgets.code import CodeBlock
 
 SEGMENT_CHARS = 4000
+CHAPTER_DOCUMENTS = 8
 FLUSH_INTERVAL = 1 / 20
 TYPING_WINDOW = 1 / 2  # seconds after a key during which the person counts as typing
 MAX_HOLD = 1 / 2  # seconds: text waits no longer than this since the last flush
@@ -115,6 +122,21 @@ class Segment(AutoHeight, Markdown):
         self._trimmed = (first, last)
 
 
+class Chapter(AutoHeight, VerticalGroup):
+    """Up to `CHAPTER_DOCUMENTS` documents of a `StreamingMarkdown`, in order: what parking parks
+    as one (`parts`)."""
+
+    DEFAULT_CSS = """
+    Chapter { height: auto; }
+    Chapter > Markdown { margin: 0; padding: 0; background: transparent; }
+    """
+
+    @property
+    def parts(self) -> list[Widget]:
+        """Its documents: what parking may park one by one where the chapter is near the view."""
+        return list(self.children)
+
+
 class StreamingMarkdown(AutoHeight, VerticalGroup):
     """A Markdown document fed by `write(chunk)`; `finish()` flushes and stops the stream.
     A subclass with `TRIM_OUTER_MARGINS` has no blank line above its first block nor below its
@@ -124,13 +146,13 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
 
     DEFAULT_CSS = """
     StreamingMarkdown { height: auto; }
-    StreamingMarkdown > Markdown { margin: 0; padding: 0; background: transparent; }
     """
 
     def __init__(self, text: str = "", *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._initial = text
-        self._segments: list[Segment] = []
+        self._documents: list[Segment | CodeBlock] = []
+        self._chapters: list[Chapter] = []
         self._segment: Segment | None = None  # the segment being written, if the text is not in a code block
         self._segment_chars = 0
         self._in_fence = False
@@ -151,7 +173,12 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
     def documents(self) -> list[Segment | CodeBlock]:
         """What shows the text, in order: Markdown segments and code blocks (their `source`s
         joined are `source`, once everything written has been flushed)."""
-        return [child for child in self.children if isinstance(child, (Segment, CodeBlock))]
+        return list(self._documents)
+
+    @property
+    def parts(self) -> list[Widget]:
+        """Its chapters: what parking may park one by one (`iac_tui.widgets.parking`)."""
+        return list(self._chapters)
 
     @property
     def source(self) -> str:
@@ -327,29 +354,33 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
 
     async def _new_segment(self) -> None:
         segment = Segment()
-        self._segments.append(segment)
         await self._mount_document(segment)
         self._segment = segment
         self._segment_chars = 0
 
     async def _mount_document(self, document: Segment | CodeBlock) -> None:
-        """Mount the next document, trimming the answer's outer margins (see `Segment`): a code
-        block has no bottom margin while it is the last document."""
-        if not self.TRIM_OUTER_MARGINS:
-            await self.mount(document)
-            return
-        documents = self.documents
-        if documents:
-            previous = documents[-1]
-            if isinstance(previous, CodeBlock):
-                trim_margin(previous)
-            elif isinstance(document, Segment):
-                previous.untrim_bottom()
-        if isinstance(document, Segment):
-            document.trim_top = not documents
-            document.trim_bottom = True
-        await self.mount(document)
-        if isinstance(document, CodeBlock):
+        """Mount the next document in the last chapter (a new one when it is full), trimming the
+        answer's outer margins (see `Segment`): a code block has no bottom margin while it is the
+        last document."""
+        documents = self._documents
+        if self.TRIM_OUTER_MARGINS:
+            if documents:
+                previous = documents[-1]
+                if isinstance(previous, CodeBlock):
+                    trim_margin(previous)
+                elif isinstance(document, Segment):
+                    previous.untrim_bottom()
+            if isinstance(document, Segment):
+                document.trim_top = not documents
+                document.trim_bottom = True
+        chapter = self._chapters[-1] if self._chapters else None
+        if chapter is None or len(chapter.children) >= CHAPTER_DOCUMENTS:
+            chapter = Chapter()
+            self._chapters.append(chapter)
+            await self.mount(chapter)
+        documents.append(document)
+        await chapter.mount(document)
+        if self.TRIM_OUTER_MARGINS and isinstance(document, CodeBlock):
             trim_margin(document, bottom=True)
 
     def _track(self, text: str) -> None:
