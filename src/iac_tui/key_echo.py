@@ -9,10 +9,19 @@ the next key; the garbage-collection pacer (`iac_tui.gc_pacing`) also reads `typ
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from textual import events
 from textual.app import App
 from textual.signal import Signal
+
+
+ECHO_WRITE = 0.003
+"""Seconds between the frame that draws a key and `key_drawn_signal`. Textual's writer thread
+writes a frame to the terminal, and it needs the interpreter: work started at once (the streamed
+text held for the key) kept it waiting up to Python's switch interval (5 ms), so the echo reached
+the terminal 8 ms after its frame at the median (`bench/tui_answer.py`, traced). Idle meanwhile,
+the app lets the writer run first."""
 
 
 class KeyEchoApp(App[None]):
@@ -33,5 +42,6 @@ class KeyEchoApp(App[None]):
 
     def echo_drawn(self, typed_at: float) -> None:
         """Called by the widget that echoes keys (the prompt box) from a frame that draws it with
-        the key it handled at `typed_at`: `key_drawn_signal` is published once that frame is done."""
-        self.call_later(self.key_drawn_signal.publish, typed_at)
+        the key it handled at `typed_at`: `key_drawn_signal` is published `ECHO_WRITE` s after
+        that frame, once it has been written to the terminal."""
+        self.set_timer(ECHO_WRITE, partial(self.key_drawn_signal.publish, typed_at))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import subprocess
 import sys
 
 import pytest
 
+from iac_tui import cli
 from iac_tui.cli import build_parser, main
 from tui_support import wait_until
 
@@ -176,3 +179,61 @@ def test_the_apps_environment_block_holds_no_credentials_and_the_agent_gets_them
         tui.wait()
     assert key not in found["tui_block"] and "ANTHROPIC_API_KEY" not in found["tui_block"]
     assert found["agent_key"] == key and not found["fd_var"]
+
+
+def test_the_app_sets_textuals_frame_cap_for_itself_and_leaves_the_environment_as_the_user_gave_it():
+    """`cli.set_frame_rate` (called by `main` before Textual loads): Textual's frame cap is
+    `FRAMES_PER_SECOND`, `TEXTUAL_FPS` is not passed on to the agent; a `TEXTUAL_FPS` of the
+    user's own is kept."""
+    code = (
+        "import os; from iac_tui.cli import set_frame_rate; set_frame_rate(); import textual.constants, textual.screen; "
+        "print(textual.constants.MAX_FPS, round(1 / textual.screen.UPDATE_PERIOD), os.environ.get('TEXTUAL_FPS'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(cli.FRAMES_PER_SECOND), str(cli.FRAMES_PER_SECOND), "None"]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env={**env, "TEXTUAL_FPS": "30"})
+    assert out.stdout.split() == ["30", "30", "30"]
+
+
+async def test_textuals_frame_timer_waits_an_extra_interval_after_a_long_tick():
+    """Why `cli.FRAMES_PER_SECOND` is above Textual's 60: after a tick longer than its interval,
+    Textual 8.2's timer skips to the grid point after the next one (`count = int(elapsed /
+    interval + 1)`, then `next = start + (count + 1) * interval`). Driven by a clock of its own,
+    not timed. If this fails, Textual changed its timer: measure the echo again
+    (`bench/tui_answer.py --keys-jitter 0.8`) before keeping the higher frame cap."""
+    from textual import timer as timer_module
+    from textual.app import App
+
+    clock = {"now": 1000.0}
+
+    async def sleep(seconds: float) -> None:
+        clock["now"] += max(0.0, seconds)
+        await asyncio.sleep(0)
+
+    ticks: list[float] = []
+    interval = 1.0
+
+    def tick() -> None:
+        ticks.append(clock["now"])
+        clock["now"] += 1.25 * interval  # each tick lasts longer than the interval
+
+    app = App()
+    async with app.run_test():
+        mp = pytest.MonkeyPatch()
+        mp.setattr(timer_module._time, "get_time", lambda: clock["now"])
+        mp.setattr(timer_module, "sleep", sleep)
+        try:
+            timer = app.set_interval(interval, tick)
+            for _ in range(200):
+                if len(ticks) >= 3:
+                    break
+                await asyncio.sleep(0)
+            timer.stop()
+        finally:
+            mp.undo()
+    start = ticks[0] - interval  # the grid: start + k * interval
+    grid = [round((t - start) / interval, 6) for t in ticks[:3]]
+    # a fixed grid would tick at 1, 3, 5 (the first grid point after each tick's end); Textual 8.2 at 1, 4, 7
+    assert grid == [1.0, 4.0, 7.0], f"Textual's timer ticked at grid points {grid}: see this test's docstring"

@@ -424,3 +424,32 @@ async def test_held_chunks_go_when_the_interval_is_over_and_other_sessions_or_ro
         ("t", "user", "", "main.tf"),
         ("t", "user", "f", None),
     ]
+
+
+async def test_a_message_removed_while_text_is_written_to_it_drops_the_rest_quietly(monkeypatch):
+    """A new session's `clear()` or the app's close may remove a message while one of its flushes
+    is mounting (seen with a restarted agent under load: `MountError: Can't mount widget(s)
+    before Segment() is mounted`): the flush stops, nothing raises."""
+    from textual.app import App
+
+    from iac_tui.widgets import streaming
+
+    monkeypatch.setattr(streaming, "SEGMENT_CHARS", 20)  # a segment per paragraph: many mounts per flush
+
+    class Host(App):
+        def compose(self):
+            yield StreamingMarkdown()
+
+    text = "".join(f"Paragraph {i} with some words.\n\n" for i in range(200))
+    app = Host()
+    async with app.run_test() as pilot:
+        for delay in range(6):  # the removal lands at different points of the flush
+            widget = StreamingMarkdown()
+            await app.mount(widget)
+            writing = asyncio.create_task(widget.write(text))
+            for _ in range(delay):
+                await asyncio.sleep(0)
+            await widget.remove()
+            await writing  # (raised MountError)
+            assert not widget.is_attached
+        await pilot.pause()

@@ -47,7 +47,7 @@ from textual.containers import VerticalGroup
 from textual.geometry import Spacing
 from textual.timer import Timer
 from textual.widgets import Markdown
-from textual.widget import Widget
+from textual.widget import MountError, Widget
 from textual.widgets.markdown import MarkdownBlock
 
 from iac_tui.key_echo import KeyEchoApp
@@ -120,6 +120,20 @@ class Segment(AutoHeight, Markdown):
             assert block is not None
             trim_margin(block, top=block is first, bottom=block is last)
         self._trimmed = (first, last)
+
+
+class _Removed(Exception):
+    """The message was removed while text was being written to it (a new session shown, the
+    app closing): the rest of the flush is dropped."""
+
+
+async def _mount(parent: Widget, child: Widget) -> None:
+    """Mount `child` into `parent`; `_Removed` if Textual mounted nothing (it mounts nothing, and
+    says nothing, into a widget being removed) or `parent` is gone."""
+    if parent.is_attached:
+        await parent.mount(child)
+    if not child.is_mounted:
+        raise _Removed
 
 
 class Chapter(AutoHeight, VerticalGroup):
@@ -252,7 +266,14 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
             # one screen update for the whole flush: between its awaited appends Textual would
             # otherwise lay out and draw the screen once per frame (a key typed meanwhile waited)
             with self.app.batch_update():
-                await self._write_buffer(final)
+                try:
+                    await self._write_buffer(final)
+                except _Removed:
+                    return  # nothing to draw into any more
+                except MountError:
+                    if self.is_attached:
+                        raise
+                    return  # removed meanwhile
             # the screen's idle check ran during the batch (and found nothing to do then); the
             # batch's end prompts only the App, so prompt the screen to lay out what was written
             self.screen.check_idle()
@@ -377,9 +398,9 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
         if chapter is None or len(chapter.children) >= CHAPTER_DOCUMENTS:
             chapter = Chapter()
             self._chapters.append(chapter)
-            await self.mount(chapter)
+            await _mount(self, chapter)
         documents.append(document)
-        await chapter.mount(document)
+        await _mount(chapter, document)
         if self.TRIM_OUTER_MARGINS and isinstance(document, CodeBlock):
             trim_margin(document, bottom=True)
 
