@@ -120,7 +120,7 @@ def test_a_whole_collection_waits_for_a_pause_in_typing_unless_the_frozen_object
         clock.key = clock.now - gc_pacing.KEY_GRACE
         fake.count2 = 10
         pacer.tick()
-    # 1,000 + 600 = x1.6 (>= WHOLE_GROWTH, but typing), x2.2, x2.8 (< WHOLE_FORCED): recent ones only
+    # 1,000 + 600 = x1.6 (>= WHOLE_GROWTH, but typing), x2.2, x2.8 (< WHOLE_LIMIT): recent ones only
     assert fake.calls == RECENT * 3
     fake.calls.clear()
     clock.now += 0.25
@@ -132,7 +132,9 @@ def test_a_whole_collection_waits_for_a_pause_in_typing_unless_the_frozen_object
     assert fake.calls == WHOLE
 
 
-def test_while_keys_keep_coming_a_whole_collection_runs_in_a_gap_once_the_frozen_objects_tripled(rig):
+def test_while_keys_keep_coming_no_whole_collection_runs_below_the_limit_even_in_a_gap(rig):
+    """A whole collection (0.2-0.5 s at the end of a long answer) in the gap after a key delayed
+    the next key by as much: while a person types only the limit runs one."""
     pacer, fake, clock = rig
     fake.unfrozen = 1000
     pacer.start()
@@ -140,14 +142,15 @@ def test_while_keys_keep_coming_a_whole_collection_runs_in_a_gap_once_the_frozen
     fake.unfrozen = 2000
     clock.key = clock.now - gc_pacing.KEY_GRACE
     fake.count2 = 10
-    pacer.tick()  # a recent collection freezes 2,000 more: 3,000 = WHOLE_FORCED x 1,000
+    pacer.tick()  # a recent collection freezes 2,000 more: 3,000 = x3 the start-up heap
     assert fake.calls == RECENT
     fake.calls.clear()
-    clock.now += 0.25
-    clock.key = clock.now  # a key right now: its echo goes first
-    pacer.tick()
+    for _ in range(3):  # keys 0.3 s apart: gaps of KEY_GRACE after each, but never QUIET
+        clock.now += 0.3
+        clock.key = clock.now - gc_pacing.KEY_GRACE
+        pacer.tick()
     assert fake.calls == []
-    clock.now += gc_pacing.KEY_GRACE  # the gap after it, before the next key
+    clock.now += gc_pacing.QUIET  # a pause: now it runs
     pacer.tick()
     assert fake.calls == WHOLE
     assert (pacer.recent_runs, pacer.whole_runs) == (1, 1)
@@ -159,7 +162,7 @@ def test_keys_without_a_gap_defer_a_whole_collection_only_up_to_a_bound(rig):
     pacer.start()
     fake.calls.clear()
     fake.unfrozen = 2500  # each recent collection (forced: keys without a gap) freezes 2,500 more
-    for _ in range(2):  # 3,500 frozen: x3.5 (>= WHOLE_FORCED, no gap), then 6,000: x6 = WHOLE_LIMIT
+    for _ in range(2):  # 3,500 frozen: x3.5 (typing: nothing), then 6,000: x6 = WHOLE_LIMIT
         clock.now += 0.05
         clock.key = clock.now
         fake.count2 = gc_pacing.RECENT_FORCED * 10
