@@ -90,9 +90,11 @@ async def test_a_long_answers_far_chapters_are_parked_whole_so_a_layout_walks_as
         assert len(answer.documents) >= 100 and len(chapters) >= 12
         assert sum(map(is_parked, chapters)) >= len(chapters) - 3  # far ones parked whole (the view and 2 screens above it hold ~2)
         assert walked[120] < walked[60] * 1.2  # (each document parked on its own: 73 -> 131 widgets)
+        height = conversation.virtual_size.height
         conversation.scroll_home(animate=False)
         await pilot.pause()
         await pilot.pause()
+        assert conversation.virtual_size.height == height  # parked chapters kept their heights: nothing jumped
         first = answer.documents[0]
         assert isinstance(first, Segment) and first.display and first.region.height > 0 and first.region.y >= 0
         assert all(block.display for block in first.children)  # woken with its chapter
