@@ -177,9 +177,9 @@ def bench_launch(repeat: int) -> list[tuple[str, str]]:
     runs = lambda ts: ", ".join(f"{t.ready:.2f}" for t in ts if t.ready is not None)  # noqa: E731
     opened = median(app, "opened")
     # each app run is followed by a minimal one: their ratio leaves out the machine's drift between pairs
-    paired = statistics.median(a.ready / m.ready for a, m in zip(app, minimal) if a.ready and m.ready)
+    pairs = [a.ready / m.ready for a, m in zip(app, minimal) if a.ready and m.ready]
     return [
-        ("launch -> ready for input (prompt drawn, a key typed then echoed)", f"x{ready / ready_min:.2f} a minimal Textual app with one Input (median of the {repeat} paired ratios x{paired:.2f}): {ready:.2f} s (runs: {runs(app)}) vs {ready_min:.2f} s (runs: {runs(minimal)})"),
+        ("launch -> ready for input (prompt drawn, a key typed then echoed)", f"x{ready / ready_min:.2f} a minimal Textual app with one Input (median of the {len(pairs)} paired ratios x{statistics.median(pairs):.2f}): {ready:.2f} s (runs: {runs(app)}) vs {ready_min:.2f} s (runs: {runs(minimal)})"),
         ("  launch -> prompt box drawn", f"x{drawn / drawn_min:.2f}: {drawn:.2f} s vs {drawn_min:.2f} s"),
         ("  the app process's CPU time until ready", f"x{cpu / cpu_min:.2f}: {cpu:.2f} s vs {cpu_min:.2f} s"),
         ("  launch -> the agent's session open (\"new session\")", f"{opened:.2f} s" if opened is not None else "did not open"),

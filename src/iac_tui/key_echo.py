@@ -43,5 +43,5 @@ class KeyEchoApp(App[None]):
     def echo_drawn(self, typed_at: float) -> None:
         """Called by the widget that echoes keys (the prompt box) from a frame that draws it with
         the key it handled at `typed_at`: `key_drawn_signal` is published `ECHO_WRITE` s after
-        that frame, once it has been written to the terminal."""
+        that frame (time for Textual's writer thread to write it; nothing checks that it did)."""
         self.set_timer(ECHO_WRITE, partial(self.key_drawn_signal.publish, typed_at))

@@ -99,3 +99,50 @@ async def test_a_long_answers_far_chapters_are_parked_whole_so_a_layout_walks_as
         assert isinstance(first, Segment) and first.display and first.region.height > 0 and first.region.y >= 0
         assert all(block.display for block in first.children)  # woken with its chapter
         assert "Paragraph 0:" in first.source and answer.source.count("Paragraph") == 120
+
+
+async def test_a_chapter_woken_by_a_layout_is_not_looked_into_before_the_next_one(monkeypatch):
+    """A parked chapter whose end came near the view without a scroll (a taller terminal, a block
+    above shrinking) is woken by `after_layout`; its documents were hidden in the layout just done
+    and have no place yet (`virtual_region` empty): they are left for the next layout, not parked
+    on that empty geometry (they were, the ones on screen included, and painted blank)."""
+    from iac_tui.widgets import parking as parking_module
+    from iac_tui.widgets import streaming
+    from iac_tui.widgets.parking import Parking, park
+
+    monkeypatch.setattr(streaming, "SEGMENT_CHARS", 1500)
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        await conversation.add_user("q")
+        for i in range(200):
+            await conversation.agent_text(f"Paragraph {i}: " + " ".join(f"w{i}x{k}" for k in range(50)) + "\n\n")
+        await conversation.close_open()
+        answer = conversation.query_one(AgentMessage)
+        chapter = answer.parts[len(answer.parts) // 2]
+        parking = conversation.parking
+        parking.wake_all()
+        for _ in range(3):
+            await pilot.pause()
+        page = answer.parent
+        chapter_y = page.virtual_region.y + answer.virtual_region.y + answer.styles.gutter.top + chapter.virtual_region.y
+        conversation.scroll_to(y=chapter_y + chapter.outer_size.height - 12, animate=False)  # its last lines in view
+        for _ in range(3):
+            await pilot.pause()
+        monkeypatch.setattr(Parking, "after_layout", lambda self: None)
+        for document in chapter.children:  # the chapter parked as a whole, and laid out so
+            parking_module.wake(document)
+            parking.parked.pop(document, None)
+        assert park(chapter)
+        parking.parked[chapter] = page
+        for _ in range(3):
+            await pilot.pause()
+        monkeypatch.undo()
+        parking.after_layout()  # wakes the chapter (near the view) in this pass
+        assert not is_parked(chapter)
+        assert not any(is_parked(document) for document in chapter.children)
+        for _ in range(3):
+            await pilot.pause()
+        top, bottom = conversation.scroll_y, conversation.scroll_y + conversation.size.height
+        in_view = [d for d in chapter.children if chapter_y + d.virtual_region.y < bottom and chapter_y + d.virtual_region.bottom > top]
+        assert in_view and not any(is_parked(d) for d in in_view)  # the next layout parks only what is far

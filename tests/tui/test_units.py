@@ -453,3 +453,41 @@ async def test_a_message_removed_while_text_is_written_to_it_drops_the_rest_quie
             await writing  # (raised MountError)
             assert not widget.is_attached
         await pilot.pause()
+
+
+async def test_an_answers_blocks_stand_one_blank_line_apart_across_its_chapters(monkeypatch):
+    """A streamed answer's documents sit in chapters (`widgets/streaming.py`); the blank line
+    between two documents stays one line where a chapter ends (Textual merges the margins of
+    siblings only: two code blocks on either side of a chapter's end stood 2 lines apart)."""
+    from pathlib import Path
+
+    from textual.app import App
+
+    from iac_tui.widgets import streaming
+    from iac_tui.widgets.conversation import Conversation
+    from iac_tui.widgets.message import AgentMessage
+    from iac_tui.widgets.streaming import Chapter
+
+    monkeypatch.setattr(streaming, "SEGMENT_CHARS", 5)  # a segment per paragraph
+
+    class Host(App):
+        def compose(self):
+            yield Conversation(Path("."), max_rows=10**8)
+
+    app = Host()
+    async with app.run_test(size=(80, 200)) as pilot:
+        conversation = app.query_one(Conversation)
+        await conversation.add_user("q")
+        text = "Intro.\n\n" + "".join(f"```py\nx = {i}\n```\n" for i in range(12)) + "".join(f"Paragraph {i}.\n\n```sh\nls {i}\n```\n\n" for i in range(8))
+        await conversation.agent_text(text)
+        await conversation.close_open()
+        await pilot.pause()
+        await pilot.pause()
+        answer = conversation.query_one(AgentMessage)
+        documents = answer.documents
+        assert len(answer.query(Chapter)) >= 2 and len(documents) >= 1 + 12 + 16
+        gaps = [b.region.y - (a.region.y + a.region.height) for a, b in zip(documents, documents[1:])]
+        segment_gaps = {gap for a, gap in zip(documents, gaps) if not isinstance(a, CodeBlock)}
+        code_gaps = {gap for a, gap in zip(documents, gaps) if isinstance(a, CodeBlock)}
+        assert code_gaps == {1}, gaps  # a code block's margin is the blank line after it
+        assert segment_gaps <= {0, 1}, gaps  # (a segment's last paragraph keeps its own margin inside it)

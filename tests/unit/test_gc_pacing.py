@@ -20,6 +20,7 @@ class FakeGc:
         self.count2 = 0  # collections of generation 1 since the last full one
         self.unfrozen = 100  # objects in generation 2 after a collection
         self.calls: list[str] = []
+        self.counted: list[int | None] = []  # the generation of each get_objects call
 
     def get_threshold(self) -> tuple[int, int, int]:
         return self.thresholds
@@ -42,6 +43,7 @@ class FakeGc:
         self.calls.append("unfreeze")
 
     def get_objects(self, generation: int | None = None) -> list[object]:
+        self.counted.append(generation)
         return [None] * self.unfrozen  # generation 2 after a collection, or all before freezing
 
 
@@ -93,6 +95,7 @@ def test_a_recent_collection_runs_once_python_would_consider_a_full_one_and_not_
     pacer.tick()
     assert fake.calls == RECENT
     assert (pacer.recent_runs, pacer.whole_runs) == (1, 0)
+    assert fake.counted == [None, 2]  # all objects at start; then the survivors, all in generation 2
 
 
 def test_keys_without_a_pause_defer_a_recent_collection_only_up_to_a_bound(rig):

@@ -123,13 +123,15 @@ class Parking:
             self._width = view.size.width
             self.wake_all()
             return
-        self.near_view()
+        woken = self.near_view()
         top, bottom = self._window(PARK_SCREENS)
         focused = view.screen.focused
         for page in list(self.awake):
             if page.parent is not view:
                 del self.awake[page]
                 continue
+            if page in woken:
+                continue  # what it holds was hidden in the layout just done: no geometry until the next
             y = self._top(page)
             height = page.outer_size.height
             blocks = list(page.children)
@@ -139,26 +141,29 @@ class Parking:
                     del self.awake[page]
                     continue
             for block in blocks:  # the page stays awake: checked again
-                self._park_parts(block, page, top, bottom, focused, open_last=not getattr(block, "finished", True))
+                self._park_parts(block, page, top, bottom, focused, woken, open_last=not getattr(block, "finished", True))
 
-    def _park_parts(self, widget: Widget, page: Page, top: int, bottom: int, focused: Widget | None, open_last: bool) -> None:
+    def _park_parts(self, widget: Widget, page: Page, top: int, bottom: int, focused: Widget | None, woken: set[Widget], open_last: bool) -> None:
         """Park the far parts of `widget` (in `page`); look into those near the view. With
-        `open_last`, the last part is being written: not parked (but looked into)."""
+        `open_last`, the last part is being written: not parked (but looked into). A part in
+        `woken` (by this pass) is left for the next layout, which gives what it holds a place."""
         found = parts(widget)
         for index, part in enumerate(found):
-            if is_parked(part):
+            if is_parked(part) or part in woken:
                 continue
             writing = open_last and index == len(found) - 1
             y = self._y(part, page)
             if self._far(y, y + part.outer_size.height, top, bottom) and not writing and not self._holds(part, focused) and park(part):
                 self.parked[part] = page
             else:
-                self._park_parts(part, page, top, bottom, focused, open_last=writing)
+                self._park_parts(part, page, top, bottom, focused, woken, open_last=writing)
 
-    def near_view(self) -> None:
-        """Wake what the view has come near (it scrolled)."""
+    def near_view(self) -> set[Widget]:
+        """Wake what the view has come near (it scrolled); returns what was woken (and, within
+        it, what had been parked)."""
+        woken: set[Widget] = set()
         if not self.parked or not self.view.size.height:
-            return
+            return woken
         top, bottom = self._window(WAKE_SCREENS)
         for widget, page in list(self.parked.items()):
             if widget not in self.parked:
@@ -170,23 +175,29 @@ class Parking:
                 continue  # woken with what holds it
             y = self._y(widget, page)
             if not self._far(y, y + widget.outer_size.height, top, bottom):
-                self._wake(widget, page)
+                woken |= self._wake(widget, page)
+        return woken
 
     def wake_all(self) -> None:
         """Wake everything (before a change to many blocks, or a resize); parked again later."""
-        for widget, page in list(self.parked.items()):
-            self._wake(widget, page)
+        for widget, page in self.parked.items():
+            wake(widget)
+            self.awake[page] = None
+        self.parked.clear()
 
-    def _wake(self, widget: Widget, page: Page) -> None:
+    def _wake(self, widget: Widget, page: Page) -> set[Widget]:
         """Wake `widget` and what is parked within it (it is in view with it; what is far is
-        parked again after the next layout)."""
+        parked again after the next layout); returns them."""
         wake(widget)
         self.parked.pop(widget, None)
+        woken = {widget}
         for part, part_page in list(self.parked.items()):
             if part_page is page and widget in part.ancestors:
                 wake(part)
                 del self.parked[part]
+                woken.add(part)
         self.awake[page] = None
+        return woken
 
     def _in_parked(self, widget: Widget, page: Page) -> bool:
         """Whether something that holds `widget` (up to its page) is parked."""

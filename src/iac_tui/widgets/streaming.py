@@ -137,8 +137,8 @@ async def _mount(parent: Widget, child: Widget) -> None:
 
 
 class Chapter(AutoHeight, VerticalGroup):
-    """Up to `CHAPTER_DOCUMENTS` documents of a `StreamingMarkdown`, in order: what parking parks
-    as one (`parts`)."""
+    """`CHAPTER_DOCUMENTS` documents of a `StreamingMarkdown` (more when code blocks follow each
+    other at its end), in order: what parking parks as one (`parts`)."""
 
     DEFAULT_CSS = """
     Chapter { height: auto; }
@@ -395,7 +395,9 @@ class StreamingMarkdown(AutoHeight, VerticalGroup):
                 document.trim_top = not documents
                 document.trim_bottom = True
         chapter = self._chapters[-1] if self._chapters else None
-        if chapter is None or len(chapter.children) >= CHAPTER_DOCUMENTS:
+        # a new chapter starts at a Markdown segment: Textual merges the margins of siblings only,
+        # so two code blocks in a row on either side of a chapter's end would stand 2 lines apart
+        if chapter is None or (len(chapter.children) >= CHAPTER_DOCUMENTS and isinstance(document, Segment)):
             chapter = Chapter()
             self._chapters.append(chapter)
             await _mount(self, chapter)
