@@ -71,7 +71,7 @@ async def test_a_long_answers_far_chapters_are_parked_whole_so_a_layout_walks_as
     does not grow with it (each document parked on its own was one widget more per document).
     Scrolled back, the first chapter comes back whole."""
     from iac_tui.widgets import streaming
-    from iac_tui.widgets.streaming import Chapter, Segment
+    from iac_tui.widgets.documents import Chapter, Segment
 
     monkeypatch.setattr(streaming, "SEGMENT_CHARS", 300)  # a segment per paragraph or two
     app = Host()

@@ -27,7 +27,8 @@ from iac_tui.widgets.message import AgentMessage
 from iac_tui.widgets.parking import Page
 from iac_tui.widgets.prompt import PromptArea
 from iac_tui.widgets import streaming
-from iac_tui.widgets.streaming import Segment, StreamingMarkdown
+from iac_tui.widgets.documents import Segment
+from iac_tui.widgets.streaming import StreamingMarkdown
 from iac_tui.widgets.working import WorkingIndicator
 from tui_support import wait_until
 

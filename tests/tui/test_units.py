@@ -235,7 +235,7 @@ async def test_only_the_outer_margins_of_an_answer_are_trimmed(size, monkeypatch
 
     from iac_tui.widgets import streaming
     from iac_tui.widgets.message import AgentMessage
-    from iac_tui.widgets.streaming import Segment
+    from iac_tui.widgets.documents import Segment
 
     monkeypatch.setattr(streaming, "SEGMENT_CHARS", 5)  # a new segment at every block
 
@@ -466,7 +466,7 @@ async def test_an_answers_blocks_stand_one_blank_line_apart_across_its_chapters(
     from iac_tui.widgets import streaming
     from iac_tui.widgets.conversation import Conversation
     from iac_tui.widgets.message import AgentMessage
-    from iac_tui.widgets.streaming import Chapter
+    from iac_tui.widgets.documents import Chapter
 
     monkeypatch.setattr(streaming, "SEGMENT_CHARS", 5)  # a segment per paragraph
 

@@ -42,20 +42,17 @@ import asyncio
 import re
 import time
 
-from textual.await_complete import AwaitComplete
 from textual.containers import VerticalGroup
-from textual.geometry import Spacing
 from textual.timer import Timer
-from textual.widgets import Markdown
 from textual.widget import MountError, Widget
-from textual.widgets.markdown import MarkdownBlock
 
 from iac_tui.key_echo import KeyEchoApp
 from iac_tui.widgets.auto_height import AutoHeight
 from iac_tui.widgets.code import CodeBlock
+from iac_tui.widgets.documents import Chapter, Segment, trim_margin
 
 SEGMENT_CHARS = 4000
-CHAPTER_DOCUMENTS = 8
+CHAPTER_DOCUMENTS = 8  # documents in a Chapter (more when code blocks follow each other at its end)
 FLUSH_INTERVAL = 1 / 20
 TYPING_WINDOW = 1 / 2  # seconds after a key during which the person counts as typing
 MAX_HOLD = 1 / 2  # seconds: text waits no longer than this since the last flush
@@ -63,63 +60,6 @@ _PARAGRAPH_END = re.compile(r"(?<=\n\n)")
 _CONTINUATION = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||>|\s)")
 _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)\n")  # a fence opener at column 0, its info string
 _MAYBE_OPENER = re.compile(r"(`{1,2}|~{1,2}|`{3,}[^\n]*|~{3,}[^\n]*)")  # an incomplete line that may become one
-
-
-def trim_margin(widget: Widget, *, top: bool = False, bottom: bool = False) -> None:
-    """Give `widget` its stylesheet margin without the top and/or bottom line (an inline style).
-
-    Not a CSS rule: in Textual a rule's `margin-top: 0` sets the whole margin (the other sides
-    0), so a rule cannot trim one side of blocks whose margins differ; and a class changed on a
-    widget restyles it and all it holds, synchronously. An inline style only asks for a layout."""
-    css = widget.styles.base.margin
-    widget.styles.margin = Spacing(0 if top else css.top, css.right, 0 if bottom else css.bottom, css.left)
-
-
-class Segment(AutoHeight, Markdown):
-    """One Markdown document of a `StreamingMarkdown`. The outer lines of an answer go (see
-    `trim_margin`), kept up to date as blocks are appended: the first block's top margin if the
-    segment is the message's first document (`trim_top`), the last block's bottom margin while
-    `trim_bottom` (the segment is the last document, or a code block follows it, whose own
-    margin is the gap).
-
-    Not `:first-child` / `:last-child` rules: Textual restyles every sibling (and all it holds) of
-    a widget with such a rule on each mount into their parent, O(the segment) per appended block.
-    """
-
-    trim_top = False
-    trim_bottom = False
-    _trimmed: tuple[MarkdownBlock | None, MarkdownBlock | None] = (None, None)  # (first, last) as trimmed
-
-    def append(self, markdown: str) -> AwaitComplete:
-        appended = super().append(markdown)
-
-        async def then() -> None:
-            await appended
-            self._trim()
-
-        return AwaitComplete(then())
-
-    def untrim_bottom(self) -> None:
-        """Another segment follows: the last block gets its bottom margin back (no more appends)."""
-        self.trim_bottom = False
-        self._trim()
-
-    def _trim(self) -> None:
-        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
-        if not blocks:
-            return
-        first = blocks[0] if self.trim_top else None
-        last = blocks[-1] if self.trim_bottom else None
-        if (first, last) == self._trimmed:
-            return
-        # one append may mount several blocks: the old last one is then not blocks[-2]
-        for old in self._trimmed:
-            if old is not None and old not in (first, last):
-                trim_margin(old)
-        for block in {first, last} - {None}:
-            assert block is not None
-            trim_margin(block, top=block is first, bottom=block is last)
-        self._trimmed = (first, last)
 
 
 class _Removed(Exception):
@@ -134,21 +74,6 @@ async def _mount(parent: Widget, child: Widget) -> None:
         await parent.mount(child)
     if not child.is_mounted:
         raise _Removed
-
-
-class Chapter(AutoHeight, VerticalGroup):
-    """`CHAPTER_DOCUMENTS` documents of a `StreamingMarkdown` (more when code blocks follow each
-    other at its end), in order: what parking parks as one (`parts`)."""
-
-    DEFAULT_CSS = """
-    Chapter { height: auto; }
-    Chapter > Markdown { margin: 0; padding: 0; background: transparent; }
-    """
-
-    @property
-    def parts(self) -> list[Widget]:
-        """Its documents: what parking may park one by one where the chapter is near the view."""
-        return list(self.children)
 
 
 class StreamingMarkdown(AutoHeight, VerticalGroup):
