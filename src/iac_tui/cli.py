@@ -19,8 +19,8 @@ FRAMES_PER_SECOND = 120
 """Textual's frame cap for this app (`TEXTUAL_FPS`, Textual's default 60): the most screen updates
 a second, and so the grid on which a key's echo is drawn. After an update longer than one
 interval, Textual 8.2's frame timer waits one to two intervals for the next (its skip rounds up:
-`tests/tui/test_cli.py` drives it on a clock of its own); at 60 a key typed after such an update (each
-one that lays out a streamed answer) waited up to 33 ms for its echo. `bench/tui_answer.py`
+`tests/tui/test_cli.py` drives it on a clock of its own); at 60 a key typed after such an update
+(each one that lays out a streamed answer) waited up to 33 ms for its echo. `bench/tui_answer.py`
 (5,000-line answer, keys typed while it streams, 3 runs each alternated): echo p95 35-43 ms at
 60, 17-25 at 120 (the app's CPU +4%), 14-19 at 240 (+8%)."""
 

@@ -32,8 +32,8 @@ collections off and runs two kinds of its own, from `tick()` (the app calls it e
 With it (same bench and load): 36 full collections, 2.0 s in all instead of 7.5 s; recent ones
 11-49 ms, whole ones 0.2-0.3 s, during the typing one or two. `start()` (before the app's first
 paint) only freezes the start-up heap; the first whole collection comes once it has grown.
-`stop()` gives Python its thresholds back and unfreezes. One pacer has the collector at a time (a second `start()` in the
-process does nothing).
+`stop()` gives Python its thresholds back and unfreezes. One pacer has the collector at a time
+(a second `start()` in the process does nothing).
 """
 
 from __future__ import annotations

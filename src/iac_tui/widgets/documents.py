@@ -75,8 +75,8 @@ class Segment(AutoHeight, Markdown):
 
 
 class Chapter(AutoHeight, VerticalGroup):
-    """`CHAPTER_DOCUMENTS` documents of a `StreamingMarkdown` (more when code blocks follow each
-    other at its end), in order: what parking parks as one (`parts`)."""
+    """`streaming.CHAPTER_DOCUMENTS` documents of a `StreamingMarkdown` (more when code blocks
+    follow each other at its end), in order: what parking parks as one (`parts`)."""
 
     DEFAULT_CSS = """
     Chapter { height: auto; }

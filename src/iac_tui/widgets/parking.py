@@ -7,7 +7,7 @@ conversation: a 5,000-line answer placed ~400 widgets per update, a 300-block se
 per layout (several a turn). So the conversation keeps its blocks in `Page`s (whole turns, about
 `PAGE_BLOCKS` blocks each), and `Parking` parks what lies more than `PARK_SCREENS` screens above
 or below the view: a page as a whole, or, in a page still in view, a chapter of an agent
-message (`widgets/streaming.py`) or, in a chapter near the view, a finished document (Markdown
+message (`widgets/documents.py`) or, in a chapter near the view, a finished document (Markdown
 segment, code block). A parked widget gets its current height as a
 fixed height and the class `-parked`, and its children are hidden (`display: none`, so Textual neither
 arranges, places nor paints them); it looks the same from afar, and costs one widget. Whatever
@@ -143,7 +143,9 @@ class Parking:
             for block in blocks:  # the page stays awake: checked again
                 self._park_parts(block, page, top, bottom, focused, woken, open_last=not getattr(block, "finished", True))
 
-    def _park_parts(self, widget: Widget, page: Page, top: int, bottom: int, focused: Widget | None, woken: set[Widget], open_last: bool) -> None:
+    def _park_parts(
+        self, widget: Widget, page: Page, top: int, bottom: int, focused: Widget | None, woken: set[Widget], open_last: bool
+    ) -> None:
         """Park the far parts of `widget` (in `page`); look into those near the view. With
         `open_last`, the last part is being written: not parked (but looked into). A part in
         `woken` (by this pass) is left for the next layout, which gives what it holds a place."""
@@ -153,7 +155,8 @@ class Parking:
                 continue
             writing = open_last and index == len(found) - 1
             y = self._y(part, page)
-            if self._far(y, y + part.outer_size.height, top, bottom) and not writing and not self._holds(part, focused) and park(part):
+            far = self._far(y, y + part.outer_size.height, top, bottom)
+            if far and not writing and not self._holds(part, focused) and park(part):
                 self.parked[part] = page
             else:
                 self._park_parts(part, page, top, bottom, focused, woken, open_last=writing)
